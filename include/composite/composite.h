@@ -1,0 +1,309 @@
+/*
+ * composite.h - the API for gadget drivers: a composite device made of
+ * configurations, each made of functions. Names and shapes follow Linux's
+ * <linux/usb/composite.h>, so a Linux gadget driver ports with its
+ * kernel-only annotations removed. Function authors also include
+ * composite/function.h; backend authors composite/udc.h.
+ *
+ * Thread model (docs/architecture.md has the whole picture)
+ * - A backend delivers events for one gadget from one context at a time,
+ *   its "event context" (a thread of the backend, or the caller of the
+ *   loopback host). All of these run there, one at a time, and must not
+ *   block: usb_configuration.setup, usb_function.set_alt, get_alt, disable,
+ *   setup, req_match, suspend, resume, usb_composite_driver.disconnect,
+ *   suspend, resume, and ep0 request completions.
+ * - bind callbacks (driver, configuration, function) run inside
+ *   usb_composite_probe(), usb_add_config() and usb_add_function(), in the
+ *   caller's thread; unbind, free_func and driver unbind run inside
+ *   usb_composite_unregister() (or usb_remove_function()), in the caller's
+ *   thread, after the backend has stopped delivering events.
+ * - Safe from any thread (a function's worker thread included): the
+ *   usb_ep_*() calls of gadget.h, usb_composite_setup_continue(), kref
+ *   get/put. Everything else: from bind callbacks, or from a thread that is
+ *   not the event context while no other thread calls into the same
+ *   composite device (usb_composite_unregister() in particular must not be
+ *   called from the event context nor from a completion).
+ *
+ * Ownership
+ * - Drivers, configurations, functions, descriptors and strings are owned
+ *   by the caller who passes them in (usually static data) and are borrowed
+ *   by the core until usb_composite_unregister() returns, except where a
+ *   call says it copies (usb_assign_descriptors()). A function with
+ *   free_func is handed to the core by usb_add_function() and freed by it.
+ */
+#ifndef COMPOSITE_COMPOSITE_H
+#define COMPOSITE_COMPOSITE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "composite/gadget.h"
+#include "composite/kref.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Returned by a setup callback (function or configuration) that will finish
+ * the control request later with usb_composite_setup_continue(): the status
+ * stage is held until then. Linux's value and name.
+ */
+#define USB_GADGET_DELAYED_STATUS 0x7fff
+
+/* Size of the ep0 request buffer cdev->req->buf. */
+#define USB_COMP_EP0_BUFSIZ 4096
+
+/* Interfaces per configuration, functions per configuration. */
+#define MAX_CONFIG_INTERFACES 16
+
+/* Language id of US English, the default string table's language. */
+#define USB_LANGID_EN_US 0x0409
+
+struct usb_composite_dev;
+struct usb_configuration;
+struct usb_function;
+
+/**
+ * struct usb_string - one string of a string table.
+ * @id: the string's index, allocated with usb_string_id() or
+ *	usb_string_ids_tab(); 0 means "not used".
+ * @s: UTF-8 text, borrowed. Sent as UTF-16LE, cut at 126 UTF-16 units.
+ */
+struct usb_string {
+	uint8_t id;
+	const char *s;
+};
+
+/**
+ * struct usb_gadget_strings - the strings of one language.
+ * @language: LANGID (0x0409 US English...).
+ * @strings: array ending with an entry whose @s is NULL.
+ *
+ * Tables are given as NULL-terminated arrays of pointers; string index 0
+ * (the LANGID list) is built from every language the device, its
+ * configurations and functions use.
+ */
+struct usb_gadget_strings {
+	uint16_t language;
+	struct usb_string *strings;
+};
+
+/**
+ * struct usb_configuration - one configuration of a composite device.
+ * @label: for diagnostics; also the iConfiguration string unless
+ *	@iConfiguration is set by the driver.
+ * @strings: optional string tables (NULL-terminated array).
+ * @descriptors: optional descriptors placed before the functions' ones.
+ * @bind: old-style bind, used when usb_add_config() gets a NULL bind.
+ *	Context: inside usb_add_config().
+ * @unbind: optional, when the driver is unregistered (caller's thread).
+ * @setup: optional, class/vendor requests no function claims.
+ *	Context: event context. Returns as usb_function.setup.
+ * @bConfigurationValue: non-zero, unique within the device.
+ * @iConfiguration: string index, or 0.
+ * @bmAttributes: USB_CONFIG_ATT_SELFPOWER, _WAKEUP (ATT_ONE is added).
+ * @MaxPower: in mA; 0 means the backend's default (CONFIG_USB_GADGET_VBUS_DRAW
+ *	in Linux, 2 mA here).
+ * @cdev: set by usb_add_config().
+ *
+ * The remaining fields are private to the core.
+ */
+struct usb_configuration {
+	const char *label;
+	struct usb_gadget_strings **strings;
+	const struct usb_descriptor_header **descriptors;
+
+	int (*bind)(struct usb_configuration *c);
+	void (*unbind)(struct usb_configuration *c);
+	int (*setup)(struct usb_configuration *c, const struct usb_ctrlrequest *ctrl);
+
+	uint8_t bConfigurationValue;
+	uint8_t iConfiguration;
+	uint8_t bmAttributes;
+	uint16_t MaxPower;
+
+	struct usb_composite_dev *cdev;
+
+	/* private */
+	struct list_head list;
+	struct list_head functions;
+	uint8_t next_interface_id;
+	unsigned superspeed : 1;
+	unsigned highspeed : 1;
+	unsigned fullspeed : 1;
+	struct usb_function *interface[MAX_CONFIG_INTERFACES];
+};
+
+/**
+ * struct usb_composite_driver - a gadget driver built of configurations.
+ * @name: driver name, for diagnostics.
+ * @dev: device descriptor template (bcdUSB, class, idVendor, idProduct,
+ *	bcdDevice...). Borrowed; the core keeps a copy and fills in
+ *	bMaxPacketSize0 and bNumConfigurations, and string indexes for
+ *	@iManufacturer/@iProduct/@iSerialNumber.
+ * @strings: optional device string tables (NULL-terminated array).
+ * @max_speed: highest speed the driver supports (USB_SPEED_HIGH...);
+ *	USB_SPEED_UNKNOWN means "whatever the functions support".
+ * @needs_serial: warn at bind if no serial number string is given.
+ * @iManufacturer, @iProduct, @iSerialNumber: optional UTF-8 strings; the
+ *	core allocates their ids in language 0x0409 and sets the copy of the
+ *	device descriptor. Borrowed.
+ * @udc_name: bind to the UDC of this name; NULL binds the first free one.
+ * @bind: mandatory: add configurations (usb_add_config()), allocate
+ *	string ids. Context: inside usb_composite_probe(). Returns 0 or a
+ *	negative error, which fails the probe (everything added is undone).
+ * @unbind: optional, inside usb_composite_unregister() after the
+ *	configurations and functions are unbound.
+ * @disconnect: optional, event context, after the functions are disabled.
+ * @suspend, @resume: optional, event context.
+ * @cdev: private to the core: the device while bound.
+ */
+struct usb_composite_driver {
+	const char *name;
+	const struct usb_device_descriptor *dev;
+	struct usb_gadget_strings **strings;
+	enum usb_device_speed max_speed;
+	unsigned needs_serial : 1;
+	const char *iManufacturer;
+	const char *iProduct;
+	const char *iSerialNumber;
+	const char *udc_name;
+
+	int (*bind)(struct usb_composite_dev *cdev);
+	int (*unbind)(struct usb_composite_dev *cdev);
+	void (*disconnect)(struct usb_composite_dev *cdev);
+	void (*suspend)(struct usb_composite_dev *cdev);
+	void (*resume)(struct usb_composite_dev *cdev);
+
+	struct usb_composite_dev *cdev;
+};
+
+/**
+ * struct usb_composite_dev - a composite device bound to a gadget.
+ * @gadget: the UDC it is bound to. Borrowed from the backend.
+ * @req: the ep0 request, with a USB_COMP_EP0_BUFSIZ buffer, for function
+ *	and configuration setup callbacks to fill and queue on
+ *	@gadget->ep0 (as in Linux).
+ * @config: the current configuration, or NULL when unconfigured.
+ * @desc: the device descriptor as sent.
+ * @driver: the bound driver.
+ * @suspended: the bus is suspended.
+ * @priv: for the driver's use.
+ *
+ * Allocated by usb_composite_probe(), freed by usb_composite_unregister().
+ * The remaining fields are private to the core.
+ */
+struct usb_composite_dev {
+	struct usb_gadget *gadget;
+	struct usb_request *req;
+	struct usb_configuration *config;
+	struct usb_device_descriptor desc;
+	struct usb_composite_driver *driver;
+	unsigned suspended : 1;
+	void *priv;
+
+	/* private */
+	struct list_head configs;
+	struct list_head gstrings;
+	uint8_t next_string_id;
+	atomic_uint delayed_status;
+	uint16_t ep0_w_length;
+	bool ep0_in_data;
+	uint8_t manufacturer_id, product_id, serial_id;
+	struct usb_string driver_strings[4];
+	struct usb_gadget_strings driver_gstrings;
+	bool test_mode_pending;
+	uint8_t test_selector;
+	unsigned deactivations;
+};
+
+/**
+ * usb_composite_probe() - bind @driver to a registered UDC (by
+ * @driver->udc_name, or the first free one) and call @driver->bind.
+ * Context: any thread that is no backend's event context.
+ * Return: 0; USB_EINVAL for a driver without bind or dev; USB_EBUSY if
+ * @driver is already bound; USB_ENODEV when no (free) UDC matches;
+ * USB_ENOMEM; or the error @driver->bind returned. On error nothing stays
+ * bound and unbind callbacks of what was bound have run.
+ */
+int usb_composite_probe(struct usb_composite_driver *driver);
+
+/**
+ * usb_composite_unregister() - stop the gadget, disable and unbind every
+ * function and configuration, call @driver->unbind, free the device.
+ * Idempotent: a driver that is not bound is left alone.
+ * Context: not the event context, not a completion (see "Thread model").
+ */
+void usb_composite_unregister(struct usb_composite_driver *driver);
+
+/**
+ * usb_add_config() - add configuration @config to @cdev and bind it.
+ * @bind: adds the configuration's functions (usb_add_function()); if NULL,
+ *	@config->bind is used. Runs inside this call.
+ * Context: from the driver's bind.
+ * Return: 0; USB_EINVAL if @config->bConfigurationValue is 0 or
+ * taken, or neither bind is given; USB_ENOMEM; the error of @bind (the
+ * configuration is then removed again and its functions unbound).
+ */
+int usb_add_config(struct usb_composite_dev *cdev,
+		   struct usb_configuration *config,
+		   int (*bind)(struct usb_configuration *));
+
+/* Add a configuration without binding functions yet (configfs style). */
+int usb_add_config_only(struct usb_composite_dev *cdev,
+			struct usb_configuration *config);
+
+/* Unbind and remove one configuration. Context: as usb_composite_unregister(). */
+void usb_remove_config(struct usb_composite_dev *cdev,
+		       struct usb_configuration *config);
+
+/**
+ * usb_add_function() - add @function to @config and call its bind.
+ * Context: from a configuration's bind.
+ * Return: 0; USB_EINVAL for a function without name, bind, set_alt or
+ * disable (the mandatory ops), or already added; the error of its bind (then the
+ * function is not added, and its free_func is not called: the caller
+ * still owns it).
+ */
+int usb_add_function(struct usb_configuration *config,
+		     struct usb_function *function);
+
+/**
+ * usb_remove_function() - disable (if active), unbind and drop @f from
+ * @c; then free_func(f) if set. Context: as usb_composite_unregister().
+ */
+void usb_remove_function(struct usb_configuration *c, struct usb_function *f);
+
+/**
+ * usb_string_id() - allocate one string index in @cdev.
+ * Return: the index (1..254), or USB_ENODEV when all are used.
+ */
+int usb_string_id(struct usb_composite_dev *cdev);
+
+/**
+ * usb_string_ids_tab() - allocate an index for each entry of @str (up to
+ * the entry whose @s is NULL) and store it in the entry's @id.
+ * Return: 0, or USB_ENODEV when out of indexes (no id is taken then).
+ */
+int usb_string_ids_tab(struct usb_composite_dev *cdev, struct usb_string *str);
+
+/* Allocate @n consecutive ids. Return: the first, or USB_ENODEV. */
+int usb_string_ids_n(struct usb_composite_dev *cdev, unsigned n);
+
+/**
+ * usb_composite_setup_continue() - finish a control request whose setup
+ * callback returned USB_GADGET_DELAYED_STATUS: the status stage is sent.
+ * Safe from any thread. Extra calls (with no request delayed) are ignored
+ * with a diagnostic.
+ */
+void usb_composite_setup_continue(struct usb_composite_dev *cdev);
+
+/* The composite device bound to @gadget, or NULL. */
+struct usb_composite_dev *get_gadget_data(struct usb_gadget *gadget);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* COMPOSITE_COMPOSITE_H */

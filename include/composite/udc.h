@@ -1,0 +1,175 @@
+/*
+ * udc.h - the seam between the core and a backend that moves bytes (a
+ * USB/IP server, the in-process loopback host, a real controller). For
+ * backend authors. src/udc/null/null_udc.c is the template to start from.
+ *
+ * A backend fills a struct usb_gadget with its ops, ep0 and ep_list,
+ * registers it with usb_udc_register(), and then reports what the host
+ * does through three entry points: usb_gadget_setup() (a SETUP packet),
+ * usb_gadget_event() (bus reset, disconnect, suspend, resume) and
+ * usb_gadget_giveback_request() (a request is done). The core answers every
+ * chapter 9 request itself; the backend only moves bytes, stalls when told,
+ * and gives requests back.
+ *
+ * Event context: the backend calls the three entry points for one gadget
+ * from one thread at a time, never with its own locks held (the core calls
+ * back into the backend from them).
+ *
+ * EP0 contract: when usb_gadget_setup() returns 0, exactly one request is
+ * (or, with delayed status, will be, possibly from another thread) queued on
+ * ep0 for that SETUP:
+ * - wLength > 0 and IN: it is the data stage (length <= wLength; send a
+ *   zero-length packet after it if req->zero and the length is a multiple
+ *   of ep0's maxpacket); the status stage follows by itself.
+ * - wLength > 0 and OUT: it receives the data stage (length == wLength);
+ *   the backend completes it, then acknowledges the status stage.
+ * - wLength == 0: a zero-length request: acknowledge the status stage.
+ * Instead of queueing, the core may call ops->set_halt(ep0, 1): stall this
+ * control transfer (a protocol stall; ep0 un-halts itself at the next
+ * SETUP). When usb_gadget_setup() returns a negative value, stall the
+ * transfer. A new SETUP while an ep0 request is still queued completes
+ * that request with USB_ECONNRESET first.
+ */
+#ifndef COMPOSITE_UDC_H
+#define COMPOSITE_UDC_H
+
+#include "composite/gadget.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * struct usb_gadget_ops - gadget-wide operations of a backend.
+ * @start: mandatory. A composite device was bound: begin reporting host
+ *	activity (usually: make the device attachable). Context: the
+ *	binding thread. Return 0 or a negative error (the bind fails).
+ * @stop: mandatory. The composite device is being unbound: stop reporting
+ *	events. When it returns, no entry point call for this gadget is
+ *	running or will run until the next @start. Queued requests are not
+ *	given back by @stop (functions disable their endpoints first).
+ *	Context: the unbinding thread, never the event context.
+ * @pullup: optional. Show (1) or hide (0) the device to the host.
+ * @set_selfpowered: optional. Return 0 or an error.
+ * @wakeup: optional. Signal remote wakeup. Without it: USB_EOPNOTSUPP.
+ * @vbus_draw: optional. The configuration's bMaxPower, in mA.
+ * @set_address: optional. The host assigned @address (after the status
+ *	stage of SET_ADDRESS). Context: event context.
+ * @test_mode: optional. Enter test mode @selector after the status stage
+ *	(SET_FEATURE(TEST_MODE)); without it the request stalls.
+ *
+ * Every op other than @start and @stop may be called from any thread;
+ * the backend serialises them with its own lock.
+ */
+struct usb_gadget_ops {
+	int (*start)(struct usb_gadget *gadget);
+	void (*stop)(struct usb_gadget *gadget);
+	int (*pullup)(struct usb_gadget *gadget, int is_on);
+	int (*set_selfpowered)(struct usb_gadget *gadget, int is_selfpowered);
+	int (*wakeup)(struct usb_gadget *gadget);
+	int (*vbus_draw)(struct usb_gadget *gadget, unsigned mA);
+	int (*set_address)(struct usb_gadget *gadget, unsigned address);
+	int (*test_mode)(struct usb_gadget *gadget, unsigned selector);
+};
+
+/**
+ * struct usb_ep_ops - per-endpoint operations of a backend. The core calls
+ * them through usb_ep_*() after checking arguments, from any thread: the
+ * backend serialises them with its own lock. None of them may call a
+ * request's completion, except @disable, @dequeue and @fifo_flush, which
+ * give back (through usb_gadget_giveback_request()) before returning,
+ * without holding the backend's lock while doing so.
+ * @enable: mandatory. Configure for @desc (type, direction, maxpacket).
+ * @disable: mandatory. Give back every queued request with USB_ESHUTDOWN.
+ * @alloc_request: mandatory. A zeroed request (embed it in your own
+ *	structure for per-request state); NULL when out of memory.
+ * @free_request: mandatory.
+ * @queue: mandatory. Accept @req; give it back later from the event
+ *	context once the transfer is done. The core has set status to
+ *	USB_EINPROGRESS and actual to 0.
+ * @dequeue: mandatory. Give back @req with USB_ECONNRESET if still
+ *	queued; USB_EINVAL if it is not.
+ * @set_halt: mandatory. @value 1: fail the host's transfers on this
+ *	endpoint with a stall; 0: resume (and reset the data toggle). For an
+ *	IN endpoint with requests queued, refuse with USB_EAGAIN. For ep0:
+ *	stall the current control transfer only.
+ * @set_wedge: optional. The core keeps wedge state itself; a controller
+ *	that implements wedge in hardware is told here.
+ * @fifo_status: optional. Bytes in the FIFO; USB_EOPNOTSUPP otherwise.
+ * @fifo_flush: optional.
+ */
+struct usb_ep_ops {
+	int (*enable)(struct usb_ep *ep, const struct usb_endpoint_descriptor *desc);
+	int (*disable)(struct usb_ep *ep);
+	struct usb_request *(*alloc_request)(struct usb_ep *ep);
+	void (*free_request)(struct usb_ep *ep, struct usb_request *req);
+	int (*queue)(struct usb_ep *ep, struct usb_request *req);
+	int (*dequeue)(struct usb_ep *ep, struct usb_request *req);
+	int (*set_halt)(struct usb_ep *ep, int value);
+	int (*set_wedge)(struct usb_ep *ep);
+	int (*fifo_status)(struct usb_ep *ep);
+	void (*fifo_flush)(struct usb_ep *ep);
+};
+
+/**
+ * usb_udc_register() - make @gadget available to composite drivers. The
+ * core checks the mandatory ops of the gadget, ep0 and every endpoint,
+ * and that @gadget->name is set and unique.
+ * Context: any thread, not a backend's event context.
+ * Return: 0; USB_EINVAL for a missing mandatory op, name, ep0 or a
+ * name already registered.
+ */
+int usb_udc_register(struct usb_gadget *gadget);
+
+/**
+ * usb_udc_unregister() - withdraw @gadget. A composite driver bound to it is
+ * unbound first (as by usb_composite_unregister()). Context: as register.
+ */
+void usb_udc_unregister(struct usb_gadget *gadget);
+
+/**
+ * usb_gadget_setup() - entry point: the host sent SETUP packet @ctrl to ep0
+ * (the 8 bytes as on the wire: multi-byte fields little-endian).
+ * Context: event context.
+ * Return: 0 when a request is or will be queued on ep0 for it (see the
+ * EP0 contract above), or a negative error: stall the control transfer.
+ */
+int usb_gadget_setup(struct usb_gadget *gadget, const struct usb_ctrlrequest *ctrl);
+
+/* Bus events a backend reports. */
+enum usb_gadget_event {
+	/* Bus reset: gadget->speed holds the new speed. The device returns to
+	 * the default state; an active configuration is disabled. */
+	USB_GADGET_EVENT_RESET,
+	/* The host went away: functions are disabled, driver->disconnect runs. */
+	USB_GADGET_EVENT_DISCONNECT,
+	USB_GADGET_EVENT_SUSPEND,
+	USB_GADGET_EVENT_RESUME
+};
+
+/* Entry point: report bus event @event. Context: event context. */
+void usb_gadget_event(struct usb_gadget *gadget, enum usb_gadget_event event);
+
+/**
+ * usb_gadget_giveback_request() - entry point: @req on @ep is done; set
+ * @req->status and @req->actual first. Calls @req->complete. Each queued
+ * request must be given back exactly once (the core asserts it).
+ * Context: event context, or within the ops->disable/dequeue/fifo_flush
+ * call that gave it back. Never with the backend's lock held.
+ */
+void usb_gadget_giveback_request(struct usb_ep *ep, struct usb_request *req);
+
+/* Initialise the list heads and state of @gadget (call before filling it). */
+void usb_gadget_init(struct usb_gadget *gadget);
+
+/* Initialise @ep for a backend (state cleared, list head ready). */
+void usb_ep_init(struct usb_ep *ep);
+
+/* Find a registered UDC by name (NULL if none). Context: not event context. */
+struct usb_gadget *usb_udc_find(const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* COMPOSITE_UDC_H */
