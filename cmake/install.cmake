@@ -1,0 +1,45 @@
+# Installation: the library, its headers (FILE_SET), an exported CMake
+# package (find_package(composite) -> composite::composite) with a version
+# file, and a pkg-config file with full install paths.
+include(CMakePackageConfigHelpers)
+
+install(TARGETS composite
+  EXPORT compositeTargets
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  FILE_SET HEADERS DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+
+install(EXPORT compositeTargets
+  NAMESPACE composite::
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/composite)
+
+configure_package_config_file(
+  ${CMAKE_CURRENT_LIST_DIR}/compositeConfig.cmake.in
+  ${CMAKE_CURRENT_BINARY_DIR}/compositeConfig.cmake
+  INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/composite)
+write_basic_package_version_file(
+  ${CMAKE_CURRENT_BINARY_DIR}/compositeConfigVersion.cmake
+  VERSION ${PROJECT_VERSION}
+  COMPATIBILITY SameMinorVersion)
+install(FILES
+  ${CMAKE_CURRENT_BINARY_DIR}/compositeConfig.cmake
+  ${CMAKE_CURRENT_BINARY_DIR}/compositeConfigVersion.cmake
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/composite)
+
+# pkg-config: absolute paths, whatever GNUInstallDirs gave.
+if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
+  set(COMPOSITE_PC_LIBDIR "${CMAKE_INSTALL_LIBDIR}")
+else()
+  set(COMPOSITE_PC_LIBDIR "\${prefix}/${CMAKE_INSTALL_LIBDIR}")
+endif()
+if(IS_ABSOLUTE "${CMAKE_INSTALL_INCLUDEDIR}")
+  set(COMPOSITE_PC_INCLUDEDIR "${CMAKE_INSTALL_INCLUDEDIR}")
+else()
+  set(COMPOSITE_PC_INCLUDEDIR "\${prefix}/${CMAKE_INSTALL_INCLUDEDIR}")
+endif()
+if(COMPOSITE_POSIX)
+  set(COMPOSITE_PC_LIBS_PRIVATE "-pthread")
+endif()
+configure_file(${CMAKE_CURRENT_LIST_DIR}/composite.pc.in
+               ${CMAKE_CURRENT_BINARY_DIR}/composite.pc @ONLY)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/composite.pc
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
