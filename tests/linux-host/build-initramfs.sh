@@ -36,7 +36,7 @@ moddir=/lib/modules/$kver
 # Binaries copied with their libraries. Required ones must exist; optional
 # ones are copied when installed (handy for debugging, not relied upon).
 required_bins="/usr/sbin/usbip /usr/sbin/usbipd /usr/sbin/mkfs.fat
-    /usr/sbin/fsck.fat /usr/sbin/sfdisk /usr/sbin/fdisk /usr/bin/dd"
+    /usr/sbin/fsck.fat /usr/sbin/sfdisk /usr/sbin/fdisk /usr/bin/dd /usr/bin/env"
 optional_bins="/usr/bin/lsusb /usr/bin/sg_inq /usr/bin/sg_readcap
     /usr/bin/sg_start /usr/bin/sg_turs /usr/bin/eject /usr/bin/strace"
 # Modules (names as modprobe takes them); dependencies are added below.

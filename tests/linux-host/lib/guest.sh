@@ -1,0 +1,350 @@
+# guest.sh: helpers for the guest half of a linux-host case (busybox sh in
+# the qemu guest, loaded by lh_main from common.sh).
+#
+# Owns: waiting with bounds, module loading, dmesg checks, the three gadget
+# providers a case can run against (ours = examples/mass_storage over USB/IP,
+# vudc = the kernel's own usb_f_mass_storage on usbip-vudc exported by
+# `usbipd --device`, dummy = the same function on dummy_hcd, no USB/IP), USB/IP
+# attach and detach, and the partition/format/copy/verify exercise of a disk.
+# Touches only the guest, its /tmp and the share (/host).
+#
+# busybox here prefers its applets over PATH: the real dd, fdisk and env are
+# called by full path.
+
+DD=/usr/bin/dd
+SFDISK=/usr/sbin/sfdisk
+MKFS_FAT=/usr/sbin/mkfs.fat
+ENV_CU=/usr/bin/env
+CFS=/sys/kernel/config
+KGADGET=$CFS/usb_gadget/lh
+GW=/tmp/w            # guest-local work folder (tmpfs)
+
+mkdir -p "$GW"
+
+g_now() { cut -d' ' -f1 /proc/uptime; }
+
+# g_elapsed T0: seconds since g_now returned T0, two decimals.
+g_elapsed() { awk -v a="$1" -v b="$(g_now)" 'BEGIN { printf "%.2f", b - a }'; }
+
+# g_wait SECS DESC CMD...: poll CMD every 0.1 s until it succeeds; fail the
+# case naming DESC when SECS pass.
+g_wait() {
+    _gw_limit=$1
+    _gw_desc=$2
+    shift 2
+    _gw_t0=$(g_now)
+    while ! "$@" >/dev/null 2>&1; do
+        if awk -v a="$_gw_t0" -v b="$(g_now)" -v l="$_gw_limit" \
+            'BEGIN { exit !(b - a > l) }'; then
+            g_diag
+            lh_fail "timed out after ${_gw_limit}s waiting for $_gw_desc"
+        fi
+        sleep 0.1
+    done
+}
+
+# g_diag: state worth seeing when a guest step fails.
+g_diag() {
+    echo "---- guest diagnostics ----" >&2
+    ls /sys/block >&2 2>/dev/null
+    usbip port >&2 2>/dev/null
+    dmesg | tail -n 40 >&2
+    echo "---------------------------" >&2
+}
+
+g_mod() {
+    for _gm in "$@"; do
+        modprobe "$_gm" || lh_fail "modprobe $_gm"
+    done
+}
+
+# g_expect_dmesg STR [SECS]: STR (fixed string) appears in the kernel log,
+# waiting up to SECS (default 10).
+g_expect_dmesg() {
+    g_wait "${2:-10}" "kernel log line \"$1\"" g_dmesg_has "$1"
+    lh_log "dmesg has: $1"
+}
+g_dmesg_has() { dmesg | grep -F -q -- "$1"; }
+
+# g_expect_seed_lines: the three host log lines of the seed article (a
+# 64 MiB disk from VID 0525 PID a4a5).
+g_expect_seed_lines() {
+    g_expect_dmesg "New USB device found, idVendor=0525, idProduct=a4a5" 30
+    g_expect_dmesg "131072 512-byte logical blocks: (67.1 MB/64.0 MiB)" 60
+    g_expect_dmesg "Attached SCSI removable disk" 60
+}
+
+g_block_ready() { [ -e "/sys/class/block/$1" ] && [ -b "/dev/$1" ]; }
+g_block_gone() { ! [ -e "/sys/class/block/$1" ]; }
+
+# g_wait_block NAME [SECS]: /dev/NAME is there (default 60 s).
+g_wait_block() { g_wait "${2:-60}" "block device $1" g_block_ready "$1"; }
+
+# g_host_modules: the USB host side's drivers. Nothing autoloads modules
+# in this initramfs (no udev), so they are loaded before any attach.
+g_host_modules() {
+    g_mod usb-storage sd_mod sr_mod sg vhci-hcd nls_cp437 nls_ascii \
+        nls_iso8859-1 vfat isofs
+}
+
+g_configfs() {
+    g_mod configfs libcomposite usb_f_mass_storage
+    grep -q " $CFS configfs" /proc/mounts || mount -t configfs none "$CFS" ||
+        lh_fail "mount configfs"
+}
+
+# g_list_nth LIST N: the Nth (0-based) item of a comma-separated LIST, or
+# nothing.
+g_list_nth() { echo "$1" | awk -F, -v n="$2" '{ if (n < NF) print $(n + 1) }'; }
+
+# g_kmsf_create ARGS...: the kernel's own mass storage gadget in configfs,
+# 0525:a4a5 like the seed article, with mass_storage-style ARGS (file=, ro=,
+# removable=, cdrom=, nofua=, luns=, stall=, inquiry_string=; lists are
+# comma-separated, one item per LUN). Not bound to a UDC yet.
+g_kmsf_create() {
+    _files= _ro= _rm= _cd= _nofua= _luns= _stall= _inq=
+    for _a in "$@"; do
+        case "$_a" in
+        file=*) _files=${_a#file=} ;;
+        ro=*) _ro=${_a#ro=} ;;
+        removable=*) _rm=${_a#removable=} ;;
+        cdrom=*) _cd=${_a#cdrom=} ;;
+        nofua=*) _nofua=${_a#nofua=} ;;
+        luns=*) _luns=${_a#luns=} ;;
+        stall=*) _stall=${_a#stall=} ;;
+        inquiry_string=*) _inq=${_a#inquiry_string=} ;;
+        *) lh_fail "g_kmsf_create: unknown argument $_a" ;;
+        esac
+    done
+    if [ -z "$_luns" ]; then
+        _luns=$(echo "$_files" | awk -F, '{ print (NF > 0 ? NF : 1) }')
+    fi
+    g_configfs
+    mkdir "$KGADGET" || lh_fail "mkdir $KGADGET"
+    echo 0x0525 >"$KGADGET/idVendor"
+    echo 0xa4a5 >"$KGADGET/idProduct"
+    echo 0x0200 >"$KGADGET/bcdUSB"
+    mkdir "$KGADGET/strings/0x409"
+    echo "linux-host reference" >"$KGADGET/strings/0x409/manufacturer"
+    echo "kernel mass storage" >"$KGADGET/strings/0x409/product"
+    echo "0123456789ab" >"$KGADGET/strings/0x409/serialnumber"
+    mkdir "$KGADGET/configs/c.1" "$KGADGET/configs/c.1/strings/0x409"
+    echo "mass storage" >"$KGADGET/configs/c.1/strings/0x409/configuration"
+    echo 100 >"$KGADGET/configs/c.1/MaxPower"
+    _f=$KGADGET/functions/mass_storage.0
+    mkdir "$_f" || lh_fail "mkdir $_f"
+    [ -n "$_stall" ] && echo "$_stall" >"$_f/stall"
+    _i=0
+    while [ "$_i" -lt "$_luns" ]; do
+        _l=$_f/lun.$_i
+        [ -d "$_l" ] || mkdir "$_l" || lh_fail "mkdir $_l"
+        _v=$(g_list_nth "$_rm" "$_i"); [ -n "$_v" ] && echo "$_v" >"$_l/removable"
+        _v=$(g_list_nth "$_cd" "$_i"); [ -n "$_v" ] && echo "$_v" >"$_l/cdrom"
+        _v=$(g_list_nth "$_ro" "$_i"); [ -n "$_v" ] && echo "$_v" >"$_l/ro"
+        _v=$(g_list_nth "$_nofua" "$_i"); [ -n "$_v" ] && echo "$_v" >"$_l/nofua"
+        [ -n "$_inq" ] && echo "$_inq" >"$_l/inquiry_string"
+        _v=$(g_list_nth "$_files" "$_i")
+        if [ -n "$_v" ]; then
+            echo "$_v" >"$_l/file" || lh_fail "lun.$_i: cannot open $_v"
+        fi
+        _i=$((_i + 1))
+    done
+    ln -s "$_f" "$KGADGET/configs/c.1/" || lh_fail "link mass_storage.0"
+}
+
+g_kgadget_bind() { echo "$1" >"$KGADGET/UDC" || lh_fail "bind gadget to $1"; }
+g_kgadget_unbind() {
+    [ -n "$(cat "$KGADGET/UDC" 2>/dev/null)" ] || return 0
+    echo "" >"$KGADGET/UDC" || lh_fail "unbind gadget"
+}
+
+g_kgadget_remove() {
+    [ -d "$KGADGET" ] || return 0
+    g_kgadget_unbind
+    rm -f "$KGADGET/configs/c.1/mass_storage.0"
+    rmdir "$KGADGET/configs/c.1/strings/0x409" "$KGADGET/configs/c.1"
+    for _l in "$KGADGET"/functions/mass_storage.0/lun.*; do
+        [ "$_l" = "$KGADGET/functions/mass_storage.0/lun.0" ] || rmdir "$_l"
+    done
+    rmdir "$KGADGET/functions/mass_storage.0" "$KGADGET/strings/0x409" \
+        "$KGADGET" || lh_fail "configfs teardown"
+}
+
+g_port_open() { netstat -ltn 2>/dev/null | grep -q ":$1 "; }
+
+# g_usbipd_device: the kernel's gadget-side USB/IP server for usbip-vudc.
+g_usbipd_device() {
+    usbipd --device -D || lh_fail "usbipd --device -D"
+    g_wait 20 "usbipd listening on 3240" g_port_open 3240
+}
+
+# ---- the mass_storage binary (ours) ----------------------------------------
+
+MS_LOG=$GW/mass_storage.log
+MS_PID=
+
+# g_ms_start ARGS...: start mass_storage in the background (cwd $GW), with
+# SIGINT/SIGQUIT at their defaults (a background job of a non-interactive
+# shell would inherit them ignored), and wait for its attach line.
+g_ms_start() {
+    command -v mass_storage >/dev/null ||
+        lh_fail "mass_storage is not on PATH (run-guest.sh --bin)"
+    (cd "$GW" && exec "$ENV_CU" --default-signal=INT,QUIT mass_storage "$@" \
+        >"$MS_LOG" 2>&1) &
+    MS_PID=$!
+    lh_log "mass_storage $* (pid $MS_PID)"
+    g_wait 30 "mass_storage to print its attach line" \
+        grep -F -q "usbip attach -r 127.0.0.1 -b 1-1" "$MS_LOG"
+    g_proc_alive "$MS_PID" || { cat "$MS_LOG"; lh_fail "mass_storage died"; }
+}
+
+# g_proc_alive PID: running (a zombie counts as gone).
+g_proc_alive() {
+    [ -r "/proc/$1/stat" ] || return 1
+    _st=$(sed 's/^.*) \([A-Z]\).*/\1/' "/proc/$1/stat")
+    [ "$_st" != Z ] && [ "$_st" != X ]
+}
+g_proc_gone() { ! g_proc_alive "$1"; }
+
+# g_ms_stop [SIG]: signal mass_storage (default INT), wait (bounded) and
+# check it exited 0.
+g_ms_stop() {
+    kill "-${1:-INT}" "$MS_PID" || lh_fail "kill -${1:-INT} mass_storage"
+    g_wait 30 "mass_storage to exit after SIG${1:-INT}" g_proc_gone "$MS_PID"
+    wait "$MS_PID"
+    _rc=$?
+    cp "$MS_LOG" /host/ 2>/dev/null
+    lh_log "mass_storage output:"
+    sed 's/^/    /' "$MS_LOG"
+    [ "$_rc" = 0 ] || lh_fail "mass_storage exited $_rc after SIG${1:-INT}"
+    lh_log "mass_storage exited 0 after SIG${1:-INT}"
+    MS_PID=
+}
+
+# ---- providers ---------------------------------------------------------------
+# g_gadget_start PROVIDER ARGS...: start a mass storage gadget (mass_storage
+# style ARGS) and set BUSID for g_attach (empty for dummy, which connects on
+# bind).
+
+g_gadget_start() {
+    PROVIDER=$1
+    shift
+    g_host_modules
+    case "$PROVIDER" in
+    ours)
+        g_ms_start "$@"
+        BUSID=1-1 ;;
+    vudc)
+        g_kmsf_create "$@"
+        g_mod usbip-vudc
+        g_kgadget_bind usbip-vudc.0
+        g_usbipd_device
+        BUSID=usbip-vudc.0 ;;
+    dummy)
+        g_kmsf_create "$@"
+        g_mod dummy_hcd
+        BUSID= ;;
+    *) lh_fail "unknown provider $PROVIDER" ;;
+    esac
+}
+
+# g_attach: connect the gadget to the guest's USB host; ATTACH_T0 is when.
+g_attach() {
+    ATTACH_T0=$(g_now)
+    if [ -n "$BUSID" ]; then
+        timeout 30 usbip attach -r 127.0.0.1 -b "$BUSID" ||
+            { g_diag; lh_fail "usbip attach -r 127.0.0.1 -b $BUSID"; }
+    else
+        g_kgadget_bind dummy_udc.0
+    fi
+}
+
+# g_vhci_ports: vhci ports in use.
+g_vhci_ports() {
+    usbip port 2>/dev/null | sed -n 's/^Port \([0-9]*\): <Port in Use>.*/\1/p'
+}
+g_no_vhci_port() { [ -z "$(g_vhci_ports)" ]; }
+
+# g_detach: disconnect from the host side (usbip detach of every port in use,
+# or unbinding the dummy UDC), then wait until the disks are gone.
+g_detach() {
+    if [ -n "$BUSID" ]; then
+        for _p in $(g_vhci_ports); do
+            timeout 30 usbip detach -p "$_p" || lh_fail "usbip detach -p $_p"
+        done
+        g_wait 30 "vhci ports to be free" g_no_vhci_port
+    else
+        g_kgadget_unbind
+    fi
+    for _b in /sys/block/sd* /sys/block/sr*; do
+        [ -e "$_b" ] && g_wait 30 "${_b#/sys/block/} to go away" g_block_gone "${_b#/sys/block/}"
+    done
+    lh_log "detached"
+}
+
+# g_gadget_stop: stop the gadget side (ours: SIGINT, exit status 0).
+g_gadget_stop() {
+    case "$PROVIDER" in
+    ours) g_ms_stop INT ;;
+    vudc)
+        kill "$(pidof usbipd)" 2>/dev/null
+        g_kgadget_remove ;;
+    dummy) g_kgadget_remove ;;
+    esac
+}
+
+# ---- the disk exercise -------------------------------------------------------
+
+# g_partition DEV: one FAT partition from sector 2048 to the end.
+g_partition() {
+    printf 'label: dos\nstart=2048, type=c\n' |
+        timeout 60 "$SFDISK" -q "/dev/$1" || lh_fail "sfdisk /dev/$1"
+    g_wait 30 "/dev/${1}1" g_block_ready "${1}1"
+}
+
+# g_mount_vfat DEV MNT
+g_mount_vfat() {
+    mkdir -p "$2"
+    mount -t vfat -o iocharset=ascii "/dev/$1" "$2" || lh_fail "mount /dev/$1"
+}
+
+# g_cmp_dir SRC DST: every file of SRC is byte-for-byte in DST.
+g_cmp_dir() {
+    for _s in "$1"/*; do
+        cmp "$_s" "$2/$(basename "$_s")" ||
+            lh_fail "$2/$(basename "$_s") differs from $_s"
+    done
+}
+
+# g_disk_exercise DEV PAYLOAD: partition, mkfs.vfat, mount, copy PAYLOAD's
+# files, umount, drop caches, mount again and compare, umount.
+g_disk_exercise() {
+    g_partition "$1"
+    timeout 120 "$MKFS_FAT" -n LHTEST "/dev/${1}1" || lh_fail "mkfs.vfat /dev/${1}1"
+    g_mount_vfat "${1}1" /mnt/lh
+    cp "$2"/* /mnt/lh/ || lh_fail "copy to /mnt/lh"
+    sync
+    umount /mnt/lh || lh_fail "umount"
+    echo 3 >/proc/sys/vm/drop_caches
+    g_mount_vfat "${1}1" /mnt/lh
+    g_cmp_dir "$2" /mnt/lh
+    ls -l /mnt/lh
+    umount /mnt/lh || lh_fail "umount"
+    lh_log "disk exercise on /dev/$1 passed"
+}
+
+# g_stage FILE...: copy image files from the share to $GW (the gadget's
+# backing files live in guest RAM; g_unstage puts them back).
+g_stage() { for _s in "$@"; do cp "/host/$_s" "$GW/" || lh_fail "stage $_s"; done; }
+g_unstage() {
+    for _s in "$@"; do cp "$GW/$_s" "/host/$_s" || lh_fail "unstage $_s"; done
+    sync
+}
+
+# g_no_hung_tasks: the kernel saw no task blocked for long.
+g_no_hung_tasks() {
+    if dmesg | grep -E -q 'blocked for more than|BUG:|Oops|WARNING:'; then
+        dmesg | grep -E -A5 'blocked for more than|BUG:|Oops|WARNING:' >&2
+        lh_fail "kernel reported a hung task, BUG, Oops or WARNING"
+    fi
+}
