@@ -1,0 +1,176 @@
+/*
+ * usbip.h - the USB/IP server backend: serves gadgets to a USB/IP host
+ * (Linux vhci-hcd with `usbip attach`, usbip-win2) over TCP.
+ *
+ * A server owns one or more UDCs named "1-1", "1-2", ... (the USB/IP
+ * busids), registered with usb_udc_register() when the server is created.
+ * A composite driver binds to one with udc_name = "1-1". The host lists
+ * them with OP_REQ_DEVLIST (`usbip list -r ADDRESS`), imports one with
+ * OP_REQ_IMPORT (`usbip attach -r ADDRESS -b 1-1`), and the connection then
+ * carries the device's URBs until it closes (`usbip detach`), which
+ * unplugs the device and makes it importable again.
+ *
+ * Threads: the server runs its accept loop in the thread that calls
+ * usbip_server_run() (or in a thread of its own after usbip_server_start())
+ * and serves each connection in a thread of its own; an imported
+ * connection's thread is the event context of that gadget (udc.h).
+ * Event callbacks run in those threads and must not block for long.
+ *
+ * Typical program:
+ *	struct usbip_server_config cfg;
+ *	usbip_server_config_init(&cfg);
+ *	usbip_server_create(&cfg, &srv);      // registers UDC "1-1"
+ *	usb_composite_probe(&driver);         // driver.udc_name = "1-1"
+ *	usbip_server_run(srv);                // until usbip_server_stop()
+ *	usb_composite_unregister(&driver);
+ *	usbip_server_destroy(srv);
+ */
+#ifndef COMPOSITE_USBIP_H
+#define COMPOSITE_USBIP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "composite/gadget.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Most devices (busids 1-1 .. 1-16) one server exports. */
+#define USBIP_MAX_DEVICES 16
+
+struct usbip_server;
+
+/* What happened, for status lines ("host connected", "configured"...). */
+enum usbip_event_type {
+	/* A host imported the device (OP_REQ_IMPORT answered OK). */
+	USBIP_EVENT_HOST_CONNECTED,
+	/* The host selected configuration @config (SET_CONFIGURATION n > 0). */
+	USBIP_EVENT_CONFIGURED,
+	/* The device went back to unconfigured while attached. */
+	USBIP_EVENT_UNCONFIGURED,
+	/* The import connection ended (detach, EOF, reset, server stop). */
+	USBIP_EVENT_HOST_DISCONNECTED,
+	/* A connection was closed for breaking the protocol (@message says
+	 * why); the server goes on serving the others. */
+	USBIP_EVENT_PROTOCOL_ERROR
+};
+
+/**
+ * struct usbip_event - one event, borrowed for the callback's duration.
+ * @type: what happened.
+ * @device: index of the device (0 for busid "1-1"), or -1 when the event
+ *	concerns a connection that imported nothing.
+ * @busid: the device's busid, or "" with @device -1.
+ * @peer: the host, "ADDRESS:PORT".
+ * @config: the bConfigurationValue for USBIP_EVENT_CONFIGURED, else 0.
+ * @message: a human-readable description, never NULL.
+ */
+struct usbip_event {
+	enum usbip_event_type type;
+	int device;
+	const char *busid;
+	const char *peer;
+	unsigned config;
+	const char *message;
+};
+
+/**
+ * struct usbip_server_config - how to serve; fill with
+ * usbip_server_config_init() and change what you need.
+ * @address: IPv4 or IPv6 literal or host name to listen on. Borrowed
+ *	until usbip_server_create() returns. Default "127.0.0.1".
+ * @port: TCP port; default 3240; 0 lets the system choose (read it back
+ *	with usbip_server_port()).
+ * @num_devices: devices (UDCs) to export, 1..USBIP_MAX_DEVICES. Default 1.
+ * @busnum: the bus number of the busids ("@busnum-1"...), 1..255. Default 1.
+ * @speed: the speed reported to hosts: USB_SPEED_FULL or USB_SPEED_HIGH
+ *	(default).
+ * @max_urb_bytes: largest transfer_buffer_length one URB may claim; a
+ *	larger claim closes the connection. Default 4 MiB.
+ * @max_pending_bytes: most URB buffer memory one connection may hold at
+ *	once (URBs submitted and not yet answered). Default 64 MiB.
+ * @event: optional status callback (see struct usbip_event).
+ * @log: optional log sink, one line without newline per call; NULL logs
+ *	to stderr prefixed "usbip: ".
+ * @ctx: passed to @event and @log.
+ */
+struct usbip_server_config {
+	const char *address;
+	unsigned port;
+	unsigned num_devices;
+	unsigned busnum;
+	enum usb_device_speed speed;
+	size_t max_urb_bytes;
+	size_t max_pending_bytes;
+	void (*event)(void *ctx, const struct usbip_event *event);
+	void (*log)(void *ctx, const char *line);
+	void *ctx;
+};
+
+/* Fill @cfg with the defaults documented on struct usbip_server_config. */
+void usbip_server_config_init(struct usbip_server_config *cfg);
+
+/**
+ * usbip_server_create() - open the listening socket and register the
+ * devices' UDCs. Nothing is served until usbip_server_run() or
+ * usbip_server_start().
+ * @out: receives the server (owned by the caller: usbip_server_destroy()).
+ * Context: any thread.
+ * Return: 0; USB_EINVAL for a bad configuration or address; USB_EADDRINUSE
+ * when the port is taken; USB_EEXIST when a UDC of the same name is already
+ * registered; USB_ENOMEM; USB_EIO for other socket errors. On error
+ * nothing stays registered or open.
+ */
+int usbip_server_create(const struct usbip_server_config *cfg,
+			struct usbip_server **out);
+
+/* The TCP port the server listens on (useful with port 0). */
+unsigned usbip_server_port(const struct usbip_server *server);
+
+/* The number of devices, as configured. */
+unsigned usbip_server_num_devices(const struct usbip_server *server);
+
+/* The UDC of device @index (borrowed; NULL when out of range). */
+struct usb_gadget *usbip_server_gadget(struct usbip_server *server, unsigned index);
+
+/* The busid of device @index ("1-1"...; NULL when out of range). */
+const char *usbip_server_busid(const struct usbip_server *server, unsigned index);
+
+/**
+ * usbip_server_run() - serve in the calling thread until
+ * usbip_server_stop(). Every connection is closed (attached hosts see an
+ * unplug) before it returns.
+ * Return: 0 after a stop; USB_EBUSY if already serving; USB_EIO on a
+ * failure of the listening socket.
+ */
+int usbip_server_run(struct usbip_server *server);
+
+/**
+ * usbip_server_start() - serve in a background thread (as
+ * usbip_server_run()). Stop it with usbip_server_stop() and
+ * usbip_server_destroy(). Return: 0, USB_EBUSY or USB_ENOMEM.
+ */
+int usbip_server_start(struct usbip_server *server);
+
+/**
+ * usbip_server_stop() - ask the server to stop serving. Only writes to a
+ * pipe: safe from a signal handler and from any thread; returns at once.
+ * Extra calls are harmless.
+ */
+void usbip_server_stop(struct usbip_server *server);
+
+/**
+ * usbip_server_destroy() - stop serving, wait for the background thread
+ * (if started), close every socket, unregister the UDCs (unbinding any
+ * composite driver still bound, as usb_udc_unregister() does) and free the
+ * server. NULL is ignored. Context: not a server thread, not a callback.
+ */
+void usbip_server_destroy(struct usbip_server *server);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* COMPOSITE_USBIP_H */

@@ -1,0 +1,2 @@
+# USB/IP backend: the PDU codec (byte-exact encode/decode, malformed input).
+composite_unit_test(test_usbip_codec SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_usbip_codec.c)
