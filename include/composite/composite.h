@@ -133,6 +133,7 @@ struct usb_configuration {
 	unsigned highspeed : 1;
 	unsigned fullspeed : 1;
 	struct usb_function *interface[MAX_CONFIG_INTERFACES];
+	uint8_t label_id;	/* string id given to @label, or 0 */
 };
 
 /**
@@ -216,6 +217,10 @@ struct usb_composite_dev {
 	bool test_mode_pending;
 	uint8_t test_selector;
 	unsigned deactivations;
+	void *ep0_buf;		/* the buffer allocated for @req */
+	bool address_pending;	/* SET_ADDRESS waiting for its status stage */
+	uint8_t pending_address;
+	bool started;		/* gadget ops->start succeeded */
 };
 
 /**

@@ -132,6 +132,8 @@ struct usb_ep {
 	const struct usb_ss_ep_comp_descriptor *comp_desc;
 	atomic_bool halted;
 	atomic_bool wedged;
+	/* Private to the core: the gadget @ep belongs to, set by usb_udc_register(). */
+	struct usb_gadget *gadget;
 };
 
 /**

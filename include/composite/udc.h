@@ -29,6 +29,14 @@
  * SETUP). When usb_gadget_setup() returns a negative value, stall the
  * transfer. A new SETUP while an ep0 request is still queued completes
  * that request with USB_ECONNRESET first.
+ *
+ * Device state: the core follows chapter 9 strictly: after
+ * USB_GADGET_EVENT_RESET the device is in the default state, where only
+ * GET_DESCRIPTOR, SET_ADDRESS and SET_FEATURE(TEST_MODE) are answered. A
+ * backend whose host completes SET_ADDRESS itself (USB/IP: vhci_hcd never
+ * forwards it) feeds the core a SET_ADDRESS SETUP of its own (00 05 nn 00
+ * 00 00 00 00) and gives back the zero-length request it gets, so that the
+ * device reaches the address state.
  */
 #ifndef COMPOSITE_UDC_H
 #define COMPOSITE_UDC_H
