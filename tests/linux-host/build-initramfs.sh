@@ -36,9 +36,9 @@ moddir=/lib/modules/$kver
 # Binaries copied with their libraries. Required ones must exist; optional
 # ones are copied when installed (handy for debugging, not relied upon).
 required_bins="/usr/sbin/usbip /usr/sbin/usbipd /usr/sbin/mkfs.fat
-    /usr/sbin/fsck.fat /usr/sbin/sfdisk /usr/sbin/fdisk /usr/bin/dd /usr/bin/env"
-optional_bins="/usr/bin/lsusb /usr/bin/sg_inq /usr/bin/sg_readcap
-    /usr/bin/sg_start /usr/bin/sg_turs /usr/bin/eject /usr/bin/strace"
+    /usr/sbin/fsck.fat /usr/sbin/sfdisk /usr/sbin/fdisk /usr/bin/dd /usr/bin/env
+    /usr/bin/sg_raw /usr/bin/sg_inq /usr/bin/sg_readcap /usr/bin/sg_turs"
+optional_bins="/usr/bin/lsusb /usr/bin/sg_start /usr/bin/eject /usr/bin/strace"
 # Modules (names as modprobe takes them); dependencies are added below.
 modules="usbip-core vhci-hcd usbip-vudc usbip-host usbcore usb-storage
     sd_mod sr_mod sg cdrom loop vfat fat msdos isofs nls_cp437 nls_cp850
@@ -60,7 +60,8 @@ command -v cpio >/dev/null || die "missing cpio"
 
 # Cache key: anything that changes the image's content.
 pkgs=$(dpkg-query -W -f '${Package}=${Version}\n' busybox-static usbip \
-    dosfstools fdisk coreutils libc6 "linux-image-$kver" 2>/dev/null || true)
+    dosfstools fdisk coreutils sg3-utils libc6 "linux-image-$kver" \
+    2>/dev/null || true)
 key=$( { cat "$0" "$here/guest-init.sh"; echo "$kver"; echo "$pkgs"; } |
     sha256sum | cut -c1-16)
 image=$outdir/initramfs-$kver-$key.cpio.gz

@@ -348,3 +348,23 @@ g_no_hung_tasks() {
         lh_fail "kernel reported a hung task, BUG, Oops or WARNING"
     fi
 }
+
+# g_write_pattern DEV FILE MIB: write FILE to /dev/DEV at MIB MiB, O_DIRECT.
+g_write_pattern() {
+    timeout 120 "$DD" if="$2" of="/dev/$1" bs=64k seek="$(($3 * 16))" \
+        oflag=direct conv=notrunc status=none ||
+        lh_fail "write $2 to /dev/$1 at $3 MiB"
+}
+
+# g_check_pattern DEV FILE MIB: /dev/DEV holds FILE at MIB MiB (read with
+# O_DIRECT, so from the device, not the page cache).
+g_check_pattern() {
+    _n=$(($(stat -c %s "$2") / 65536))
+    timeout 120 "$DD" if="/dev/$1" of="$GW/readback" bs=64k skip="$(($3 * 16))" \
+        count="$_n" iflag=direct status=none || lh_fail "read /dev/$1 at $3 MiB"
+    cmp "$2" "$GW/readback" || lh_fail "/dev/$1 at $3 MiB does not hold $2"
+    rm -f "$GW/readback"
+}
+
+# g_sectors DEV: size of /dev/DEV in 512-byte sectors.
+g_sectors() { cat "/sys/class/block/$1/size"; }
