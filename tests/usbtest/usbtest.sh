@@ -1,0 +1,190 @@
+#!/bin/sh
+# usbtest.sh CONFIG: Linux's own USB test driver (usbtest.ko) against
+# examples/gadget_zero over USB/IP ("ours") and, as the reference in the
+# same guest, against the kernel's own function (usb_f_ss_lb through
+# configfs on usbip-vudc, "kernel"). CONFIG: sourcesink or loopback.
+#
+# Guest: for each provider, start the gadget, `usbip attach`, wait for
+# usbtest to bind, run the cases with usbtest_run (iterations 100, length
+# 1024, vary 512, sglen 32), then the unlink cases 11 and 12 with many
+# iterations followed by a short bulk check (the device and host must not
+# be left stuck), detach and stop the gadget (ours: SIGINT, exit 0).
+# Host: print the per-case table; the test fails when one of our cases
+# fails where the kernel's passes (or is n/a where the kernel's runs), or
+# when ours does not survive the unlink stress or exit cleanly.
+#
+# Environment (tests/usbtest/CMakeLists.txt): LH_GADGET_ZERO (the binary),
+# LH_USBTEST_RUN (tests/usbtest/usbtest_run), LH_WORKDIR, LH_CACHE,
+# LH_REQUIRE=1 (missing qemu/kernel fail instead of skipping).
+LH_LIB=${LH_LIB:-$(cd "$(dirname "$0")/../linux-host/lib" && pwd)}
+. "$LH_LIB/common.sh"
+
+# The cases of linux-host.md's reference run, per configuration. Loopback:
+# usbtest has no loopback mode, so only the cases that do not expect
+# sourced IN data or unbounded OUT sinking (bulk writes beyond qlen wait
+# for the host to read the echo back, on Linux's f_loopback too).
+SS_CASES="0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 17 18 19 20 21 24 27 28 29"
+LB_CASES="0 9 10 13 14 21"
+STRESS_ITER=1000
+
+host_main() {
+    cfg=$1
+    case "$cfg" in
+    sourcesink|loopback) ;;
+    *) lh_fail "usage: usbtest.sh sourcesink|loopback" ;;
+    esac
+    missing=
+    command -v qemu-system-x86_64 >/dev/null || missing="$missing qemu-system-x86_64"
+    ls /boot/vmlinuz-* >/dev/null 2>&1 || missing="$missing /boot/vmlinuz-*"
+    if [ -n "$missing" ]; then
+        echo "missing:$missing" >&2
+        [ "${LH_REQUIRE:-0}" = 1 ] && exit 1
+        echo SKIP >&2
+        exit 77
+    fi
+    [ -x "${LH_GADGET_ZERO:-}" ] || lh_fail "LH_GADGET_ZERO not set or not executable"
+    [ -x "${LH_USBTEST_RUN:-}" ] || lh_fail "LH_USBTEST_RUN not set or not executable"
+    work=${LH_WORKDIR:-${TMPDIR:-/tmp}/composite-usbtest}/usbtest.$cfg
+    rm -rf "$work"
+    mkdir -p "$work" || lh_fail "cannot create $work"
+    run_guest=$(cd "$LH_LIB/.." && pwd)/run-guest.sh
+    "$run_guest" --timeout "${LH_USBTEST_TIMEOUT:-900}" --log "$work/console.log" \
+        --quiet --bin "$LH_GADGET_ZERO" --bin "$LH_USBTEST_RUN" "$work" "$0" "$cfg"
+    grc=$?
+    for p in ours kernel; do
+        [ -f "$work/$p.txt" ] && { echo "---- $p ----"; cat "$work/$p.txt"; }
+    done
+    [ "$grc" = 0 ] || { tail -n 60 "$work/console.log"; lh_fail "guest half failed (rc $grc)"; }
+    h_table "$work" "$cfg"
+}
+
+# h_result FILE CASE: pass|fail|n/a|stuck|- for CASE in FILE.
+h_result() {
+    r=$(sed -n "s/^usbtest case $2: \([a-z/]*\) .*/\1/p" "$1" 2>/dev/null | head -n 1)
+    echo "${r:--}"
+}
+
+h_table() {
+    w=$1
+    if [ "$2" = sourcesink ]; then cases=$SS_CASES; else cases=$LB_CASES; fi
+    bad=0
+    printf '%-6s %-8s %-8s\n' case ours kernel
+    for c in $cases; do
+        o=$(h_result "$w/ours.txt" "$c")
+        k=$(h_result "$w/kernel.txt" "$c")
+        printf '%-6s %-8s %-8s\n' "$c" "$o" "$k"
+        if [ "$o" != pass ] && [ "$k" = pass ]; then bad=1; fi
+        if [ "$o" = stuck ] || [ "$o" = - ]; then bad=1; fi
+    done
+    for s in ours kernel; do
+        printf 'stress %-6s: %s\n' "$s" "$(sed -n 's/^STRESS //p' "$w/$s.txt" | tr '\n' ' ')"
+    done
+    grep -q '^STRESS after: pass' "$w/ours.txt" || bad=1
+    grep -q '^GADGET exit 0' "$w/ours.txt" || bad=1
+    [ "$bad" = 0 ] || lh_fail "our Gadget Zero fails usbtest where the kernel's passes"
+    lh_log "PASS (logs in $w)"
+}
+
+# ---- guest --------------------------------------------------------------------
+
+KG=/sys/kernel/config/usb_gadget/gz
+GZ_PID=
+
+gz_usbtest_bound() { ls /sys/bus/usb/drivers/usbtest/ 2>/dev/null | grep -q ':1\.0$'; }
+gz_attach_line() { grep -F -q "usbip attach -r 127.0.0.1 -b 1-1" "$GW/gadget_zero.log"; }
+
+gz_start_ours() {
+    extra=
+    [ "$1" = loopback ] && extra=loopdefault=1
+    (cd "$GW" && exec "$ENV_CU" --default-signal=INT,QUIT gadget_zero $extra \
+        >"$GW/gadget_zero.log" 2>&1) &
+    GZ_PID=$!
+    g_wait 30 "gadget_zero to print its attach line" gz_attach_line
+    BUSID=1-1
+}
+
+gz_start_kernel() {
+    g_mod configfs libcomposite usb_f_ss_lb usbip-vudc
+    grep -q " /sys/kernel/config configfs" /proc/mounts ||
+        mount -t configfs none /sys/kernel/config || lh_fail "mount configfs"
+    mkdir "$KG" || lh_fail "mkdir $KG"
+    echo 0x0525 >"$KG/idVendor"
+    echo 0xa4a0 >"$KG/idProduct"
+    mkdir "$KG/strings/0x409" "$KG/configs/c.1" "$KG/configs/c.1/strings/0x409"
+    echo "Gadget Zero" >"$KG/strings/0x409/product"
+    if [ "$1" = loopback ]; then f=Loopback.0; else f=SourceSink.0; fi
+    mkdir "$KG/functions/$f" || lh_fail "mkdir functions/$f"
+    ln -s "$KG/functions/$f" "$KG/configs/c.1/" || lh_fail "link $f"
+    echo usbip-vudc.0 >"$KG/UDC" || lh_fail "bind to usbip-vudc.0"
+    g_usbipd_device
+    BUSID=usbip-vudc.0
+}
+
+gz_stop_kernel() {
+    kill "$(pidof usbipd)" 2>/dev/null
+    echo "" >"$KG/UDC"
+    rm -f "$KG"/configs/c.1/*.0
+    rmdir "$KG/configs/c.1/strings/0x409" "$KG/configs/c.1" "$KG"/functions/*.0 \
+        "$KG/strings/0x409" "$KG"
+    sleep 1
+}
+
+gz_detach() {
+    for p in $(g_vhci_ports); do timeout 30 usbip detach -p "$p"; done
+    g_wait 30 "vhci ports to be free" g_no_vhci_port
+}
+
+# gz_provider PROVIDER CONFIG: one provider's whole run into /host/PROVIDER.txt.
+gz_provider() {
+    out=/host/$1.txt
+    : >"$out"
+    if [ "$1" = ours ]; then gz_start_ours "$2"; else gz_start_kernel "$2"; fi
+    timeout 30 usbip attach -r 127.0.0.1 -b "$BUSID" || { g_diag; lh_fail "attach $1"; }
+    g_wait 30 "usbtest to bind to $1" gz_usbtest_bound
+    dmesg | grep -E 'usbtest|New USB device' | tail -n 4 >>"$out"
+    if [ "$2" = sourcesink ]; then cases=$SS_CASES; else cases=$LB_CASES; fi
+    usbtest_run -n 100 -l 1024 -v 512 -g 32 -t 90 $cases >>"$out" 2>&1
+    if [ "$2" = sourcesink ]; then
+        # Many unlinks, then plain bulk I/O must still work.
+        usbtest_run -n $STRESS_ITER -l 1024 -v 512 -g 32 -t 240 11 12 >"$GW/stress" 2>&1
+        sed 's/^/STRESS /' "$GW/stress" >>"$out"
+        if usbtest_run -n 10 -l 1024 -t 60 0 1 2 9 >"$GW/after" 2>&1; then
+            echo "STRESS after: pass" >>"$out"
+        else
+            echo "STRESS after: fail" >>"$out"
+            sed 's/^/STRESS /' "$GW/after" >>"$out"
+        fi
+    else
+        # The echo itself: fewer writes than qlen, then read them back.
+        if usbtest_run -n 16 -l 512 -v 0 -t 60 1 2 >"$GW/echo" 2>&1; then
+            echo "STRESS after: pass (echo 16 x 512)" >>"$out"
+        else
+            echo "STRESS after: fail (echo)" >>"$out"
+            sed 's/^/STRESS /' "$GW/echo" >>"$out"
+        fi
+    fi
+    gz_detach
+    if [ "$1" = ours ]; then
+        kill -INT "$GZ_PID"
+        g_wait 30 "gadget_zero to exit after SIGINT" g_proc_gone "$GZ_PID"
+        wait "$GZ_PID"
+        echo "GADGET exit $?" >>"$out"
+        sed 's/^/GADGET /' "$GW/gadget_zero.log" >>"$out"
+    else
+        gz_stop_kernel
+    fi
+    dmesg | grep -E 'usbtest.*(failed|error)|BUG|Oops|WARNING' | tail -n 20 |
+        sed 's/^/DMESG /' >>"$out"
+    sync
+}
+
+guest_main() {
+    g_mod usbip-core vhci-hcd usbtest
+    # The reference first: its results stand even if ours then fails.
+    gz_provider kernel "$1"
+    gz_provider ours "$1"
+    dmesg >/host/dmesg.txt
+    return 0
+}
+
+lh_main "$@"
