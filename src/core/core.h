@@ -1,0 +1,130 @@
+/*
+ * core.h - private interfaces between the files of the core (src/core).
+ * Nothing here is installed; every non-static symbol is prefixed
+ * composite__. Prototypes are grouped by the file that defines them.
+ * The core is portable C11: no POSIX header may be included by any file
+ * of src/core (tests/unit/core.cmake checks it).
+ */
+#ifndef COMPOSITE_CORE_H
+#define COMPOSITE_CORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "composite/composite.h"
+#include "composite/function.h"
+#include "composite/udc.h"
+
+/* Guard added to cdev->delayed_status while a SETUP is being dispatched, so
+ * that a usb_composite_setup_continue() racing with the callback that
+ * returned USB_GADGET_DELAYED_STATUS cannot send the status stage early. */
+#define COMPOSITE__DELAY_GUARD 0x10000u
+
+/* Default bMaxPower when a configuration's MaxPower is 0 (mA). */
+#define COMPOSITE__DEFAULT_MA 2u
+
+/* ---- log.c ------------------------------------------------------------ */
+
+/* A diagnostic line on stderr (compiled out with COMPOSITE_NO_STDIO). */
+void composite__warn(const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+	__attribute__((format(printf, 1, 2)))
+#endif
+	;
+
+/* ---- udc.c ------------------------------------------------------------ */
+
+/* The registry lock (a C11 atomic_flag spinlock). */
+void composite__registry_lock(void);
+void composite__registry_unlock(void);
+
+/* Reserve a free registered gadget for @cdev (by @name, or the first free
+ * one when NULL). Return: the gadget, or NULL. */
+struct usb_gadget *composite__udc_claim(const char *name, struct usb_composite_dev *cdev);
+
+/* Give the gadget back to the registry (driver_data cleared). */
+void composite__udc_release(struct usb_gadget *gadget);
+
+/* ---- ep.c ------------------------------------------------------------- */
+
+/* Host-side halt change (SET/CLEAR_FEATURE(ENDPOINT_HALT)); honours wedge.
+ * Return: 0, or a backend error. */
+int composite__ep_host_halt(struct usb_ep *ep, bool halt);
+
+/* Release the endpoints recorded in @f->endpoints. */
+void composite__ep_release_function(struct usb_gadget *g, struct usb_function *f);
+
+/* ---- composite.c ------------------------------------------------------ */
+
+/* Disable every function of the active configuration; cdev->config = NULL. */
+void composite__disable_config(struct usb_composite_dev *cdev);
+
+/* Queue cdev->req on ep0 as a reply of @length bytes (IN data stage,
+ * truncated to wLength), or as the zero-length status stage.
+ * Return: 0 or a queue error. */
+int composite__ep0_queue(struct usb_composite_dev *cdev, unsigned length);
+
+/* Reset cdev->req to the core's buffer and completion for a new SETUP. */
+void composite__ep0_prepare(struct usb_composite_dev *cdev);
+
+/* Bus events (usb_gadget_event) for a bound device. */
+void composite__event(struct usb_composite_dev *cdev, enum usb_gadget_event event);
+
+/* The configuration with @value, or NULL. */
+struct usb_configuration *composite__find_config(struct usb_composite_dev *cdev, unsigned value);
+
+/* Number of configurations. */
+unsigned composite__count_configs(const struct usb_composite_dev *cdev);
+
+/* ---- descriptors.c ---------------------------------------------------- */
+
+/* The speed descriptors are built for: the connection's, or the
+ * gadget's fastest when no speed was reported. */
+enum usb_device_speed composite__speed(const struct usb_composite_dev *cdev);
+
+/* True if the device offers both full and high speed (qualifier, other
+ * speed configuration). */
+bool composite__dualspeed(const struct usb_composite_dev *cdev);
+
+/* @f's descriptor list for @speed (falling back to the next slower list
+ * the function has, as Linux does), or NULL. */
+struct usb_descriptor_header **composite__function_descs(const struct usb_function *f,
+							 enum usb_device_speed speed);
+
+/* Each builder writes into @buf (room @cap) and returns the length
+ * (> 0) or a negative error (the request stalls). */
+int composite__device_desc(struct usb_composite_dev *cdev, uint8_t *buf, size_t cap);
+int composite__config_desc(struct usb_composite_dev *cdev, struct usb_configuration *c,
+			   enum usb_device_speed speed, uint8_t type,
+			   uint8_t *buf, size_t cap);
+int composite__qualifier_desc(struct usb_composite_dev *cdev, uint8_t *buf, size_t cap);
+int composite__bos_desc(struct usb_composite_dev *cdev, uint8_t *buf, size_t cap);
+
+/* True if bcdUSB as sent allows a BOS read. */
+bool composite__has_bos(const struct usb_composite_dev *cdev);
+
+/* Does @f have, for @speed, an interface descriptor (@intf, @alt)? */
+bool composite__has_alt(const struct usb_function *f, enum usb_device_speed speed,
+			unsigned intf, unsigned alt);
+
+/* Endpoint bitmap (dir_in << 4 | num) of every list of @f. */
+uint32_t composite__endpoint_bits(const struct usb_function *f);
+
+/* ---- strings.c -------------------------------------------------------- */
+
+/* GET_DESCRIPTOR(STRING): @index 0 gives the LANGID list. Return as the
+ * descriptor builders. */
+int composite__string_desc(struct usb_composite_dev *cdev, uint16_t language,
+			   uint8_t index, uint8_t *buf, size_t cap);
+
+/* UTF-8 @s to a UTF-16LE string descriptor in @buf (room @cap >= 2), at
+ * most USB_MAX_STRING_LEN units. Return: the descriptor length. */
+int composite__utf8_to_desc(const char *s, uint8_t *buf, size_t cap);
+
+/* ---- ep0.c ------------------------------------------------------------ */
+
+/* Dispatch one SETUP for a bound device. Return as usb_gadget_setup(). */
+int composite__setup(struct usb_composite_dev *cdev, const struct usb_ctrlrequest *ctrl);
+
+#endif /* COMPOSITE_CORE_H */
