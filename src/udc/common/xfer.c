@@ -1,0 +1,490 @@
+/*
+ * xfer.c - the transfer engine (xfer.h): packet-by-packet matching of host
+ * transfers with queued requests on one endpoint, halt, cancellation and
+ * the control-transfer stages of ep0.
+ *
+ * Owns nothing but the lists inside struct udcx_ep; touches the requests
+ * and host transfers handed to it (buffers, actual, status) and nothing
+ * else. Portable C11: no locks (the caller holds its own), no allocation,
+ * never calls a completion (finished items go onto the caller's lists).
+ */
+#include "udc/common/xfer.h"
+
+#include <string.h>
+
+static size_t min_size(size_t a, size_t b)
+{
+	return a < b ? a : b;
+}
+
+void udcx__done_init(struct udcx_done *done)
+{
+	INIT_LIST_HEAD(&done->reqs);
+	INIT_LIST_HEAD(&done->urbs);
+}
+
+bool udcx__done_empty(const struct udcx_done *done)
+{
+	return list_empty(&done->reqs) && list_empty(&done->urbs);
+}
+
+static void splice_tail(struct list_head *dst, struct list_head *src)
+{
+	while (!list_empty(src))
+		list_move_tail(src->next, dst);
+}
+
+void udcx__done_splice(struct udcx_done *dst, struct udcx_done *src)
+{
+	splice_tail(&dst->reqs, &src->reqs);
+	splice_tail(&dst->urbs, &src->urbs);
+}
+
+void udcx__done_take_ep(struct udcx_done *src, struct udcx_ep *ep,
+			struct list_head *dst)
+{
+	struct list_head *pos, *tmp;
+
+	list_for_each_safe(pos, tmp, &src->reqs) {
+		struct udcx_req *r = list_entry(pos, struct udcx_req, node);
+
+		if (r->ep == ep)
+			list_move_tail(pos, dst);
+	}
+}
+
+bool udcx__done_take_req(struct udcx_done *src, struct udcx_req *req,
+			 struct list_head *dst)
+{
+	struct list_head *pos;
+
+	list_for_each(pos, &src->reqs) {
+		if (pos == &req->node) {
+			list_move_tail(pos, dst);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* ---- finishing ---------------------------------------------------------- */
+
+static void req_finish(struct udcx_req *r, int status, struct udcx_done *done)
+{
+	r->req.status = status;
+	list_move_tail(&r->node, &done->reqs);
+}
+
+static void urb_finish(struct udcx_ep *ep, struct udcx_urb *u, int status,
+		       struct udcx_done *done)
+{
+	u->status = status;
+	u->pending = false;
+	if (ep->ctrl_cur == u)
+		ep->ctrl_cur = NULL;
+	list_move_tail(&u->node, &done->urbs);
+}
+
+static struct udcx_req *head_req(struct udcx_ep *ep)
+{
+	return list_first_entry_or_null(&ep->reqs, struct udcx_req, node);
+}
+
+static struct udcx_urb *head_urb(struct udcx_ep *ep)
+{
+	return list_first_entry_or_null(&ep->urbs, struct udcx_urb, node);
+}
+
+/* ---- packet movement ---------------------------------------------------- */
+
+/* IN: does @r end with a zero-length packet after its data? */
+static bool in_needs_zlp(const struct udcx_req *r, size_t mp)
+{
+	return r->req.length == 0 || (r->req.zero && r->req.length % mp == 0);
+}
+
+/*
+ * IN: fill @u from the queued requests, one packet at a time. Return true
+ * when @u has ended (its status in *status); false while it waits for data.
+ */
+static bool in_fill(struct udcx_ep *ep, struct udcx_urb *u, int *status,
+		    struct udcx_done *done)
+{
+	size_t mp = ep->maxpacket;
+	struct udcx_req *r;
+
+	while ((r = head_req(ep)) != NULL) {
+		size_t rem = (size_t)r->req.length - r->req.actual;
+		size_t pkt = min_size(rem, mp);
+		size_t room = u->limit - u->actual;
+		size_t n = min_size(pkt, room);
+
+		if (n > 0)
+			memcpy((uint8_t *)u->buf + u->actual,
+			       (const uint8_t *)r->req.buf + r->req.actual, n);
+		u->actual += n;
+		/* The device sent the whole packet, even if the host babbled. */
+		r->req.actual += (unsigned)pkt;
+		if (pkt == 0 || (r->req.actual == r->req.length && !in_needs_zlp(r, mp)))
+			req_finish(r, 0, done);
+
+		if (pkt > room) {
+			*status = -USB_EOVERFLOW;
+			return true;
+		}
+		if (pkt < mp) {
+			*status = (u->flags & UDCX_URB_SHORT_NOT_OK) && u->actual < u->limit ?
+					  -USB_EREMOTEIO : 0;
+			return true;
+		}
+		if (u->actual == u->limit) {
+			*status = 0;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* OUT: does @u end with a zero-length packet after its data? */
+static bool out_needs_zlp(const struct udcx_ep *ep, const struct udcx_urb *u)
+{
+	if (ep->control)
+		return false;	/* a control data stage ends at wLength */
+	return u->limit == 0 || ((u->flags & UDCX_URB_ZERO_PACKET) && u->limit % ep->maxpacket == 0);
+}
+
+static bool out_all_taken(const struct udcx_ep *ep, const struct udcx_urb *u)
+{
+	return u->actual == u->limit && (u->zlp_done || !out_needs_zlp(ep, u));
+}
+
+/*
+ * OUT: hand @u's packets to the queued requests. Return true when every
+ * packet has been taken (status 0 in *status); false while it waits for a
+ * request (the host is NAKed).
+ */
+static bool out_drain(struct udcx_ep *ep, struct udcx_urb *u, int *status,
+		      struct udcx_done *done)
+{
+	size_t mp = ep->maxpacket;
+	struct udcx_req *r;
+
+	while (!out_all_taken(ep, u) && (r = head_req(ep)) != NULL) {
+		size_t pkt = min_size(u->limit - u->actual, mp);
+		size_t room = (size_t)r->req.length - r->req.actual;
+		size_t n = min_size(pkt, room);
+
+		if (n > 0)
+			memcpy((uint8_t *)r->req.buf + r->req.actual,
+			       (const uint8_t *)u->buf + u->actual, n);
+		r->req.actual += (unsigned)n;
+		u->actual += pkt;
+		if (pkt == 0)
+			u->zlp_done = true;
+
+		if (pkt > room)
+			req_finish(r, -USB_EOVERFLOW, done);
+		else if (pkt < mp)
+			req_finish(r, r->req.short_not_ok && r->req.actual < r->req.length ?
+					      -USB_EREMOTEIO : 0, done);
+		else if (r->req.actual == r->req.length)
+			req_finish(r, 0, done);
+	}
+	if (!out_all_taken(ep, u))
+		return false;
+	*status = 0;
+	return true;
+}
+
+/* Control: the host moved to the status stage; end what is left of the
+ * request that took part in the data stage. */
+static void ctrl_status_stage(struct udcx_ep *ep, struct udcx_done *done)
+{
+	struct udcx_req *r = head_req(ep);
+
+	if (r && r->req.actual > 0)
+		req_finish(r, 0, done);
+}
+
+static void ctrl_run(struct udcx_ep *ep, struct udcx_done *done)
+{
+	struct udcx_urb *u = ep->ctrl_cur;
+	int status = 0;
+	bool ended;
+
+	if (!u || list_empty(&ep->reqs))
+		return;
+	if (le16_to_cpu(u->setup.wLength) == 0) {
+		/* No data stage: the zero-length request acknowledges. */
+		req_finish(head_req(ep), 0, done);
+		urb_finish(ep, u, 0, done);
+		return;
+	}
+	ended = ep->ctrl_in ? in_fill(ep, u, &status, done) : out_drain(ep, u, &status, done);
+	if (!ended)
+		return;
+	ctrl_status_stage(ep, done);
+	urb_finish(ep, u, status, done);
+}
+
+static void ep_run(struct udcx_ep *ep, struct udcx_done *done)
+{
+	struct udcx_urb *u;
+
+	if (ep->control) {
+		ctrl_run(ep, done);
+		return;
+	}
+	if (!ep->enabled || ep->halted)
+		return;
+	while ((u = head_urb(ep)) != NULL && !list_empty(&ep->reqs)) {
+		int status = 0;
+		bool ended = ep->is_in ? in_fill(ep, u, &status, done)
+				       : out_drain(ep, u, &status, done);
+
+		if (!ended)
+			break;
+		urb_finish(ep, u, status, done);
+	}
+}
+
+/* ---- endpoint ----------------------------------------------------------- */
+
+void udcx__ep_init(struct udcx_ep *ep, struct usb_ep *usb_ep, bool control,
+		   unsigned maxpacket)
+{
+	memset(ep, 0, sizeof(*ep));
+	ep->usb_ep = usb_ep;
+	INIT_LIST_HEAD(&ep->reqs);
+	INIT_LIST_HEAD(&ep->urbs);
+	ep->control = control;
+	ep->enabled = control;
+	ep->maxpacket = maxpacket ? maxpacket : 64;
+}
+
+void udcx__ep_set_maxpacket(struct udcx_ep *ep, unsigned maxpacket)
+{
+	if (maxpacket > 0)
+		ep->maxpacket = maxpacket;
+}
+
+int udcx__ep_enable(struct udcx_ep *ep, bool is_in, unsigned maxpacket)
+{
+	if (ep->control || maxpacket == 0)
+		return -USB_EINVAL;
+	ep->is_in = is_in;
+	ep->maxpacket = maxpacket;
+	ep->halted = false;
+	ep->enabled = true;
+	return 0;
+}
+
+void udcx__ep_disable(struct udcx_ep *ep, struct udcx_done *done)
+{
+	udcx__ep_flush_reqs(ep, -USB_ESHUTDOWN, done);
+	ep->halted = false;
+	if (!ep->control)
+		ep->enabled = false;
+}
+
+void udcx__req_init(struct udcx_req *r)
+{
+	memset(r, 0, sizeof(*r));
+	INIT_LIST_HEAD(&r->req.list);
+	INIT_LIST_HEAD(&r->node);
+}
+
+int udcx__ep_queue(struct udcx_ep *ep, struct udcx_req *r, struct udcx_done *done)
+{
+	if (!ep->enabled)
+		return -USB_ESHUTDOWN;
+	if ((r->req.length > 0 && !r->req.buf) || !list_empty(&r->node))
+		return -USB_EINVAL;
+	r->ep = ep;
+	r->req.actual = 0;
+	r->req.status = -USB_EINPROGRESS;
+	list_add_tail(&r->node, &ep->reqs);
+	ep_run(ep, done);
+	return 0;
+}
+
+int udcx__ep_dequeue(struct udcx_ep *ep, struct udcx_req *r, struct udcx_done *done)
+{
+	struct list_head *pos;
+
+	list_for_each(pos, &ep->reqs) {
+		if (pos == &r->node) {
+			req_finish(r, -USB_ECONNRESET, done);
+			/* An OUT transfer may now go to the next request. */
+			ep_run(ep, done);
+			return 0;
+		}
+	}
+	return -USB_EINVAL;
+}
+
+int udcx__ep_set_halt(struct udcx_ep *ep, bool halt, struct udcx_done *done)
+{
+	if (ep->control) {
+		if (halt && ep->ctrl_cur)
+			urb_finish(ep, ep->ctrl_cur, -USB_EPIPE, done);
+		return 0;
+	}
+	if (!halt) {
+		ep->halted = false;
+		ep_run(ep, done);
+		return 0;
+	}
+	if (ep->is_in && !list_empty(&ep->reqs))
+		return -USB_EAGAIN;
+	ep->halted = true;
+	udcx__ep_flush_urbs(ep, -USB_EPIPE, done);
+	return 0;
+}
+
+void udcx__ep_flush_reqs(struct udcx_ep *ep, int status, struct udcx_done *done)
+{
+	struct udcx_req *r;
+
+	while ((r = head_req(ep)) != NULL)
+		req_finish(r, status, done);
+}
+
+void udcx__ep_flush_urbs(struct udcx_ep *ep, int status, struct udcx_done *done)
+{
+	struct udcx_urb *u;
+
+	while ((u = head_urb(ep)) != NULL)
+		urb_finish(ep, u, status, done);
+}
+
+bool udcx__ep_is_halted(const struct udcx_ep *ep)
+{
+	return ep->halted;
+}
+
+bool udcx__ep_is_enabled(const struct udcx_ep *ep)
+{
+	return ep->enabled;
+}
+
+static size_t count_list(const struct list_head *head)
+{
+	size_t n = 0;
+	const struct list_head *pos;
+
+	for (pos = head->next; pos != head; pos = pos->next)
+		n++;
+	return n;
+}
+
+size_t udcx__ep_queued(const struct udcx_ep *ep)
+{
+	return count_list(&ep->reqs);
+}
+
+size_t udcx__ep_pending(const struct udcx_ep *ep)
+{
+	return count_list(&ep->urbs);
+}
+
+/* ---- host transfers ----------------------------------------------------- */
+
+void udcx__urb_init(struct udcx_urb *u, void *buf, size_t length, unsigned flags)
+{
+	memset(u, 0, sizeof(*u));
+	u->buf = buf;
+	u->length = length;
+	u->flags = flags;
+	INIT_LIST_HEAD(&u->node);
+}
+
+static int urb_start(struct udcx_ep *ep, struct udcx_urb *u)
+{
+	if (u->pending || (u->length > 0 && !u->buf))
+		return -USB_EINVAL;
+	/* The node may still sit on a caller's done list: take it off. */
+	list_del_init(&u->node);
+	u->ep = ep;
+	u->actual = 0;
+	u->limit = u->length;
+	u->zlp_done = false;
+	u->status = -USB_EINPROGRESS;
+	u->pending = true;
+	list_add_tail(&u->node, &ep->urbs);
+	return 0;
+}
+
+int udcx__urb_submit(struct udcx_ep *ep, struct udcx_urb *u, struct udcx_done *done)
+{
+	int rc;
+
+	if (ep->control)
+		return -USB_EINVAL;
+	rc = urb_start(ep, u);
+	if (rc)
+		return rc;
+	if (ep->halted) {
+		urb_finish(ep, u, -USB_EPIPE, done);
+		return 0;
+	}
+	ep_run(ep, done);
+	return 0;
+}
+
+int udcx__urb_unlink(struct udcx_ep *ep, struct udcx_urb *u)
+{
+	if (!u->pending || u->ep != ep)
+		return -USB_EALREADY;
+	if (ep->ctrl_cur == u)
+		ep->ctrl_cur = NULL;
+	list_del_init(&u->node);
+	u->pending = false;
+	u->status = -USB_ECONNRESET;
+	return 0;
+}
+
+/* ---- control transfers -------------------------------------------------- */
+
+int udcx__ctrl_submit(struct udcx_ep *ep, struct udcx_urb *u, struct udcx_done *done)
+{
+	(void)done;
+	if (!ep->control)
+		return -USB_EINVAL;
+	return urb_start(ep, u);
+}
+
+struct udcx_urb *udcx__ctrl_next_setup(struct udcx_ep *ep, struct udcx_done *done)
+{
+	struct udcx_urb *u;
+
+	if (!ep->control || ep->ctrl_cur)
+		return NULL;
+	u = head_urb(ep);
+	if (!u)
+		return NULL;
+	/* A new SETUP ends whatever the previous control transfer left. */
+	udcx__ep_flush_reqs(ep, -USB_ECONNRESET, done);
+	ep->halted = false;
+	ep->ctrl_cur = u;
+	ep->ctrl_in = (u->setup.bRequestType & USB_DIR_IN) != 0;
+	u->limit = min_size(u->length, le16_to_cpu(u->setup.wLength));
+	return u;
+}
+
+void udcx__ctrl_setup_done(struct udcx_ep *ep, struct udcx_urb *u, int rc,
+			   struct udcx_done *done)
+{
+	if (ep->ctrl_cur != u)
+		return;	/* already finished, stalled or unlinked */
+	if (rc < 0) {
+		urb_finish(ep, u, -USB_EPIPE, done);
+		return;
+	}
+	ctrl_run(ep, done);
+}
+
+struct udcx_urb *udcx__ctrl_current(const struct udcx_ep *ep)
+{
+	return ep->ctrl_cur;
+}

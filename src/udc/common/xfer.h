@@ -1,0 +1,302 @@
+/*
+ * xfer.h - the transfer engine shared by the software backends (USB/IP,
+ * loopback): it plays the part of a device controller's packet engine on
+ * one endpoint, matching the host's transfers ("URBs") with the gadget's
+ * usb_requests, packet by packet, as real hardware would.
+ *
+ * Portable C11: no POSIX, no locks, no allocation. The caller (a backend)
+ * owns every structure, holds its own lock around each udcx__* call, and
+ * afterwards, with the lock dropped, processes what the call finished:
+ * the requests in done->reqs are given back (udcx__done_giveback()) FIRST,
+ * then the host transfers in done->urbs are answered. The order matters for
+ * control transfers: the function's completion of an OUT data stage runs
+ * before the host sees the status stage.
+ *
+ * Packet rules (per endpoint, maxpacket "mp"):
+ * - IN: a host transfer is filled from one or more requests, oldest first.
+ *   It ends when full, on a short packet (a request ending in a partial
+ *   packet) or on a zero-length packet (a request of length 0, or with
+ *   zero=1 and a length that is a multiple of mp). A request bigger than
+ *   the transfer keeps its place and offset; the next transfer continues
+ *   it. A packet bigger than the room left (only possible when the host's
+ *   length is not a multiple of mp) is babble: the transfer ends with
+ *   USB_EOVERFLOW holding what fitted, and the packet counts as sent. IN
+ *   transfers wait for data; they are never ended early with zero bytes.
+ *   UDCX_URB_SHORT_NOT_OK: a transfer ending short gets USB_EREMOTEIO.
+ * - OUT: host data is cut into mp packets (plus a zero-length packet for
+ *   a length of 0, or with UDCX_URB_ZERO_PACKET and a multiple of mp). A
+ *   request ends when full or on a short packet (USB_EREMOTEIO instead of
+ *   0 if it asked short_not_ok and is not full); a packet bigger than the
+ *   room left ends it with USB_EOVERFLOW (the excess is lost, as babble on
+ *   a controller). One transfer may fill several requests; a request may
+ *   take several transfers. The transfer completes once all its packets
+ *   have been taken by requests; until then it waits (NAK).
+ * - Halt: host transfers on a halted endpoint complete with USB_EPIPE
+ *   (those pending when the halt is set too); requests are not touched.
+ * - Control (ep0): transfers carry a SETUP; see udcx__ctrl_*().
+ *
+ * Errors and statuses are negated USB_E* values (-USB_EPIPE...), as
+ * everywhere in the library's API (errors.h).
+ *
+ * Lists: while queued, a request is linked through udcx_req.node and a
+ * host transfer through udcx_urb.node; once finished they are moved onto
+ * the caller's udcx_done lists through the same node, which belongs to the
+ * caller from then on.
+ */
+#ifndef UDCX_XFER_H
+#define UDCX_XFER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "composite/udc.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Host transfer flags (the values of Linux's URB_* and of USB/IP). */
+#define UDCX_URB_SHORT_NOT_OK 0x0001u	/* IN: ending short is an error */
+#define UDCX_URB_ZERO_PACKET 0x0040u	/* OUT: end a multiple of mp with a ZLP */
+
+struct udcx_ep;
+
+/**
+ * struct udcx_req - a usb_request with the engine's per-request state.
+ * Backends allocate these in ops->alloc_request (possibly embedded in a
+ * bigger structure), call udcx__req_init() and return &r->req.
+ */
+struct udcx_req {
+	struct usb_request req;
+	/* engine private while queued */
+	struct list_head node;
+	struct udcx_ep *ep;	/* where it is queued / was completed */
+};
+
+/**
+ * struct udcx_urb - one host transfer.
+ * @buf: host buffer: data to send (OUT) or room to receive (IN). Borrowed.
+ * @length: bytes to send, or room in @buf.
+ * @flags: UDCX_URB_* flags.
+ * @setup: the SETUP packet, for control transfers (udcx__ctrl_submit()).
+ * @context: the caller's.
+ * @actual: bytes transferred so far (set by the engine).
+ * @status: USB_EINPROGRESS while pending; then 0 or a negative USB_E*.
+ */
+struct udcx_urb {
+	void *buf;
+	size_t length;
+	unsigned flags;
+	struct usb_ctrlrequest setup;
+	void *context;
+	size_t actual;
+	int status;
+	/* engine private */
+	struct list_head node;
+	struct udcx_ep *ep;
+	size_t limit;		/* data bytes the transfer may carry */
+	bool pending;
+	bool zlp_done;		/* OUT: the terminating ZLP was taken */
+};
+
+/* What a call finished: requests to give back, host transfers to answer. */
+struct udcx_done {
+	struct list_head reqs;	/* struct udcx_req, through node */
+	struct list_head urbs;	/* struct udcx_urb, through node */
+};
+
+/**
+ * struct udcx_ep - the engine's state for one endpoint.
+ * @usb_ep: the gadget endpoint (for giveback). Borrowed.
+ * All other fields are private; read them through the accessors.
+ */
+struct udcx_ep {
+	struct usb_ep *usb_ep;
+	struct list_head reqs;
+	struct list_head urbs;
+	unsigned maxpacket;
+	bool is_in;
+	bool enabled;
+	bool halted;
+	bool control;
+	/* control only: the transfer whose SETUP was delivered, or NULL */
+	struct udcx_urb *ctrl_cur;
+	bool ctrl_in;
+};
+
+/* ---- setup ------------------------------------------------------------ */
+
+void udcx__done_init(struct udcx_done *done);
+
+/* True when @done holds nothing. */
+bool udcx__done_empty(const struct udcx_done *done);
+
+/* Move everything from @src to the end of @dst (order kept). */
+void udcx__done_splice(struct udcx_done *dst, struct udcx_done *src);
+
+/*
+ * Move the finished-but-not-given-back requests of @ep from @src->reqs to
+ * @dst (a backend's disable: such requests must complete before disable
+ * returns). Order kept.
+ */
+void udcx__done_take_ep(struct udcx_done *src, struct udcx_ep *ep,
+			struct list_head *dst);
+
+/* Move @req from @src->reqs to @dst if it is there. Return: true if moved. */
+bool udcx__done_take_req(struct udcx_done *src, struct udcx_req *req,
+			 struct list_head *dst);
+
+/*
+ * Give back every request on @reqs (unlinking each first, so a completion
+ * may queue it again) through usb_gadget_giveback_request(). Call without
+ * the backend's lock, in the event context (or in disable/dequeue).
+ */
+void udcx__giveback_list(struct list_head *reqs);
+
+/* As udcx__giveback_list(&done->reqs). */
+void udcx__done_giveback(struct udcx_done *done);
+
+/*
+ * Initialise @ep for gadget endpoint @usb_ep (borrowed). @control: ep0,
+ * which is always enabled and takes control transfers. @maxpacket: the
+ * initial packet size (ep0: from the speed; others: set at enable).
+ */
+void udcx__ep_init(struct udcx_ep *ep, struct usb_ep *usb_ep, bool control,
+		   unsigned maxpacket);
+
+/* Change the packet size (ep0 after a bus reset). Must be > 0. */
+void udcx__ep_set_maxpacket(struct udcx_ep *ep, unsigned maxpacket);
+
+/*
+ * Enable a non-control endpoint: direction and packet size (> 0); halt
+ * cleared. Host transfers already pending keep waiting and are served.
+ * Return: 0, USB_EINVAL for maxpacket 0 or a control endpoint.
+ */
+int udcx__ep_enable(struct udcx_ep *ep, bool is_in, unsigned maxpacket);
+
+/*
+ * Disable: every queued request is finished with USB_ESHUTDOWN (into
+ * @done); halt cleared. Host transfers stay pending (as on a bus, where
+ * the host's tokens go unanswered): flush them with udcx__ep_flush_urbs()
+ * if the device goes away.
+ */
+void udcx__ep_disable(struct udcx_ep *ep, struct udcx_done *done);
+
+void udcx__req_init(struct udcx_req *r);
+
+/* The udcx_req around @req (which must come from a udcx backend). */
+static inline struct udcx_req *udcx__req_of(struct usb_request *req)
+{
+	return container_of(req, struct udcx_req, req);
+}
+
+/*
+ * Queue @r on @ep and move data against pending host transfers.
+ * Return: 0; USB_ESHUTDOWN if @ep is not enabled; USB_EINVAL for a
+ * request with length > 0 and no buffer, or already queued on an engine
+ * endpoint. On error nothing is queued and nothing lands in @done.
+ */
+int udcx__ep_queue(struct udcx_ep *ep, struct udcx_req *r, struct udcx_done *done);
+
+/*
+ * Remove @r from @ep's queue and finish it with USB_ECONNRESET (actual
+ * keeps what was transferred) into @done.
+ * Return: 0, or USB_EINVAL if @r is not queued on @ep.
+ */
+int udcx__ep_dequeue(struct udcx_ep *ep, struct udcx_req *r, struct udcx_done *done);
+
+/*
+ * Halt (@halt true) or resume @ep. Halting fails the pending host
+ * transfers with USB_EPIPE into @done. On a control endpoint, halting
+ * stalls the current control transfer only (the next SETUP clears it).
+ * Return: 0; USB_EAGAIN to halt a non-control IN endpoint that has
+ * requests queued (nothing changes then).
+ */
+int udcx__ep_set_halt(struct udcx_ep *ep, bool halt, struct udcx_done *done);
+
+/* Finish every queued request with @status (negative) into @done. */
+void udcx__ep_flush_reqs(struct udcx_ep *ep, int status, struct udcx_done *done);
+
+/* Finish every pending host transfer with @status (negative) into @done. */
+void udcx__ep_flush_urbs(struct udcx_ep *ep, int status, struct udcx_done *done);
+
+bool udcx__ep_is_halted(const struct udcx_ep *ep);
+bool udcx__ep_is_enabled(const struct udcx_ep *ep);
+/* Requests currently queued on @ep. */
+size_t udcx__ep_queued(const struct udcx_ep *ep);
+/* Host transfers pending on @ep. */
+size_t udcx__ep_pending(const struct udcx_ep *ep);
+
+/* ---- host transfers --------------------------------------------------- */
+
+/* Fill in @u for a transfer of @length bytes at @buf with @flags. */
+void udcx__urb_init(struct udcx_urb *u, void *buf, size_t length, unsigned flags);
+
+/*
+ * Submit host transfer @u on non-control endpoint @ep (its direction is
+ * @ep's) and move data. On a halted endpoint @u finishes at once with
+ * USB_EPIPE (into @done).
+ * Return: 0 (@u belongs to the engine until it lands in @done->urbs);
+ * USB_EINVAL for a control endpoint, a length > 0 without buffer, or @u
+ * already pending.
+ */
+int udcx__urb_submit(struct udcx_ep *ep, struct udcx_urb *u, struct udcx_done *done);
+
+/*
+ * Unlink @u from @ep. Return: 0 if it was pending: it is removed, with
+ * status USB_ECONNRESET and actual as far as it got, and NOT put on any
+ * done list (the caller answers it); USB_EALREADY if it is not pending on
+ * @ep (already finished, or never submitted there).
+ */
+int udcx__urb_unlink(struct udcx_ep *ep, struct udcx_urb *u);
+
+/* ---- control transfers (ep0) ------------------------------------------
+ * A backend drives ep0 like this, all under its lock except the setup call:
+ *   udcx__ctrl_submit(ep0, u, done);          host sent a control transfer
+ *   while ((u = udcx__ctrl_next_setup(ep0, done))) {
+ *       unlock; give back done->reqs (leftovers, USB_ECONNRESET);
+ *       rc = usb_gadget_setup(gadget, &u->setup);
+ *       lock; udcx__ctrl_setup_done(ep0, u, rc, done);
+ *       ... once u is in done->urbs, the next one may start
+ *   }
+ * The data stage moves as IN/OUT packets against the one request the core
+ * queues; the transfer completes after the status stage: IN once the data
+ * stage ended, OUT once all data was taken, no-data once the zero-length
+ * request was queued. What is left of a request when the host moves to
+ * the status stage completes with status 0. A stall (udcx__ep_set_halt()
+ * or rc < 0) completes the transfer with USB_EPIPE.
+ */
+
+/*
+ * Queue control transfer @u (@u->setup set; @u->length the host's buffer,
+ * normally wLength) on control endpoint @ep.
+ * Return: 0; USB_EINVAL if @ep is not a control endpoint, @u is pending, or
+ * a length > 0 without buffer.
+ */
+int udcx__ctrl_submit(struct udcx_ep *ep, struct udcx_urb *u, struct udcx_done *done);
+
+/*
+ * If no control transfer is in progress and one is queued, start it: the
+ * requests still queued on ep0 are finished with USB_ECONNRESET into
+ * @done, the halt is cleared, and the transfer whose SETUP the caller
+ * must now deliver is returned. Otherwise NULL.
+ */
+struct udcx_urb *udcx__ctrl_next_setup(struct udcx_ep *ep, struct udcx_done *done);
+
+/*
+ * Report what usb_gadget_setup() returned for @u: negative stalls the
+ * transfer (unless it already finished or was unlinked); otherwise data
+ * moves against queued requests.
+ */
+void udcx__ctrl_setup_done(struct udcx_ep *ep, struct udcx_urb *u, int rc,
+			   struct udcx_done *done);
+
+/* The control transfer in progress on @ep, or NULL. */
+struct udcx_urb *udcx__ctrl_current(const struct udcx_ep *ep);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UDCX_XFER_H */

@@ -1,0 +1,2 @@
+# Transfer engine (src/udc/common), loopback host and null backends.
+composite_unit_test(test_loopback_xfer SOURCES test_loopback_xfer.c)

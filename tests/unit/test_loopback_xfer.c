@@ -1,0 +1,805 @@
+/*
+ * test_loopback_xfer.c - unit tests of the transfer engine
+ * (src/udc/common/xfer.c), driven directly, without core or backend:
+ * tables of IN and OUT cases at maxpacket 64 and 512, each run with the
+ * requests queued before and after the host transfers, plus halt, unlink,
+ * dequeue, flush and the control-transfer stages.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "udc/common/xfer.h"
+
+#define MAXN 6
+#define WAIT 1	/* expected status: still queued / pending */
+#define Z 1u	/* request flag: zero */
+#define SNOK 2u	/* request flag: short_not_ok */
+
+struct rspec {
+	unsigned len;
+	unsigned flags;
+};
+
+struct uspec {
+	size_t len;
+	unsigned flags;
+};
+
+struct want {
+	size_t actual;
+	int status;
+};
+
+struct xcase {
+	const char *name;
+	bool in;
+	bool lossy;	/* babble/overflow: data streams need not match */
+	unsigned nr;
+	struct rspec r[MAXN];
+	unsigned nu;
+	struct uspec u[MAXN];
+	struct want rw[MAXN];
+	struct want uw[MAXN];
+};
+
+#define R(...) { __VA_ARGS__ }
+#define EOVF (-USB_EOVERFLOW)
+#define ERIO (-USB_EREMOTEIO)
+#define SNO UDCX_URB_SHORT_NOT_OK
+#define ZP UDCX_URB_ZERO_PACKET
+
+/* IN cases, M = maxpacket. */
+#define IN_CASES(M) \
+	{ "exact", true, false, 1, R({ M, 0 }), 1, R({ M, 0 }), R({ M, 0 }), R({ M, 0 }) }, \
+	{ "exact 4 packets", true, false, 1, R({ 4 * M, 0 }), 1, R({ 4 * M, 0 }), \
+	  R({ 4 * M, 0 }), R({ 4 * M, 0 }) }, \
+	{ "short", true, false, 1, R({ 10, 0 }), 1, R({ M, 0 }), R({ 10, 0 }), R({ 10, 0 }) }, \
+	{ "short after packets", true, false, 1, R({ 2 * M + 10, 0 }), 1, R({ 4 * M, 0 }), \
+	  R({ 2 * M + 10, 0 }), R({ 2 * M + 10, 0 }) }, \
+	{ "short, host short_not_ok", true, false, 1, R({ 10, 0 }), 1, R({ M, SNO }), \
+	  R({ 10, 0 }), R({ 10, ERIO }) }, \
+	{ "full, host short_not_ok", true, false, 1, R({ M, 0 }), 1, R({ M, SNO }), \
+	  R({ M, 0 }), R({ M, 0 }) }, \
+	{ "zlp ends transfer", true, false, 1, R({ M, Z }), 1, R({ 4 * M, 0 }), \
+	  R({ M, 0 }), R({ M, 0 }) }, \
+	{ "no zlp: transfer continues", true, false, 2, R({ M, 0 }, { 10, 0 }), 1, \
+	  R({ 4 * M, 0 }), R({ M, 0 }, { 10, 0 }), R({ M + 10, 0 }) }, \
+	{ "no zlp: transfer waits", true, false, 1, R({ 2 * M, 0 }), 1, R({ 4 * M, 0 }), \
+	  R({ 2 * M, 0 }), R({ 2 * M, WAIT }) }, \
+	{ "zero-length request", true, false, 1, R({ 0, 0 }), 1, R({ M, 0 }), \
+	  R({ 0, 0 }), R({ 0, 0 }) }, \
+	{ "zero flag, partial packet: no extra zlp", true, false, 1, R({ 10, Z }), 2, \
+	  R({ M, 0 }, { M, 0 }), R({ 10, 0 }), R({ 10, 0 }, { 0, WAIT }) }, \
+	{ "zlp left for next transfer", true, false, 1, R({ M, Z }), 2, \
+	  R({ M, 0 }, { M, 0 }), R({ M, 0 }), R({ M, 0 }, { 0, 0 }) }, \
+	{ "several requests, one transfer", true, false, 3, \
+	  R({ M, 0 }, { M, 0 }, { 10, 0 }), 1, R({ 4 * M, 0 }), \
+	  R({ M, 0 }, { M, 0 }, { 10, 0 }), R({ 2 * M + 10, 0 }) }, \
+	{ "request spans transfers", true, false, 1, R({ 3 * M, 0 }), 3, \
+	  R({ M, 0 }, { M, 0 }, { M, 0 }), R({ 3 * M, 0 }), \
+	  R({ M, 0 }, { M, 0 }, { M, 0 }) }, \
+	{ "request spans, short tail", true, false, 1, R({ 2 * M + 5, 0 }), 3, \
+	  R({ M, 0 }, { M, 0 }, { M, 0 }), R({ 2 * M + 5, 0 }), \
+	  R({ M, 0 }, { M, 0 }, { 5, 0 }) }, \
+	{ "request spans, tail in bigger transfer", true, false, 2, \
+	  R({ 3 * M, 0 }, { 7, 0 }), 2, R({ 2 * M, 0 }, { 4 * M, 0 }), \
+	  R({ 3 * M, 0 }, { 7, 0 }), R({ 2 * M, 0 }, { M + 7, 0 }) }, \
+	{ "babble", true, true, 1, R({ 2 * M, 0 }), 1, R({ M + 10, 0 }), \
+	  R({ 2 * M, 0 }), R({ M + 10, EOVF }) }, \
+	{ "babble, first packet", true, true, 1, R({ M, 0 }), 1, R({ 10, 0 }), \
+	  R({ M, 0 }), R({ 10, EOVF }) }, \
+	{ "odd length, packets fit", true, false, 2, R({ M, 0 }, { 5, 0 }), 1, \
+	  R({ M + 10, 0 }), R({ M, 0 }, { 5, 0 }), R({ M + 5, 0 }) }, \
+	{ "odd length, exactly full", true, false, 2, R({ M, 0 }, { 10, 0 }), 1, \
+	  R({ M + 10, 0 }), R({ M, 0 }, { 10, 0 }), R({ M + 10, 0 }) }, \
+	{ "transfer waits for data", true, false, 0, R({ 0, 0 }), 1, R({ M, 0 }), \
+	  R({ 0, 0 }), R({ 0, WAIT }) }, \
+	{ "zero-length transfer, zlp", true, false, 1, R({ 0, 0 }), 1, R({ 0, 0 }), \
+	  R({ 0, 0 }), R({ 0, 0 }) }, \
+	{ "zero-length transfer, data: babble", true, true, 1, R({ 10, 0 }), 1, \
+	  R({ 0, 0 }), R({ 10, 0 }), R({ 0, EOVF }) }, \
+	{ "two zlps, two transfers", true, false, 2, R({ 0, 0 }, { 0, Z }), 2, \
+	  R({ M, 0 }, { M, 0 }), R({ 0, 0 }, { 0, 0 }), R({ 0, 0 }, { 0, 0 }) }, \
+	{ "requests wait for transfers", true, false, 2, R({ M, 0 }, { M, 0 }), 1, \
+	  R({ M, 0 }), R({ M, 0 }, { 0, WAIT }), R({ M, 0 }) }
+
+/* OUT cases, M = maxpacket. */
+#define OUT_CASES(M) \
+	{ "exact", false, false, 1, R({ M, 0 }), 1, R({ M, 0 }), R({ M, 0 }), R({ M, 0 }) }, \
+	{ "exact 4 packets", false, false, 1, R({ 4 * M, 0 }), 1, R({ 4 * M, 0 }), \
+	  R({ 4 * M, 0 }), R({ 4 * M, 0 }) }, \
+	{ "short", false, false, 1, R({ M, 0 }), 1, R({ 10, 0 }), R({ 10, 0 }), R({ 10, 0 }) }, \
+	{ "short, short_not_ok", false, false, 1, R({ M, SNOK }), 1, R({ 10, 0 }), \
+	  R({ 10, ERIO }), R({ 10, 0 }) }, \
+	{ "short fills request, short_not_ok", false, false, 1, R({ 10, SNOK }), 1, \
+	  R({ 10, 0 }), R({ 10, 0 }), R({ 10, 0 }) }, \
+	{ "transfer fills several requests", false, false, 3, \
+	  R({ M, 0 }, { M, 0 }, { M, 0 }), 1, R({ 3 * M, 0 }), \
+	  R({ M, 0 }, { M, 0 }, { M, 0 }), R({ 3 * M, 0 }) }, \
+	{ "request takes several transfers", false, false, 1, R({ 3 * M, 0 }), 3, \
+	  R({ M, 0 }, { M, 0 }, { M, 0 }), R({ 3 * M, 0 }), \
+	  R({ M, 0 }, { M, 0 }, { M, 0 }) }, \
+	{ "short packet in second transfer", false, false, 1, R({ 4 * M, 0 }), 2, \
+	  R({ M, 0 }, { 10, 0 }), R({ M + 10, 0 }), R({ M, 0 }, { 10, 0 }) }, \
+	{ "zlp ends request", false, false, 1, R({ 4 * M, 0 }), 1, R({ M, ZP }), \
+	  R({ M, 0 }), R({ M, 0 }) }, \
+	{ "zero-length transfer", false, false, 1, R({ 4 * M, 0 }), 1, R({ 0, 0 }), \
+	  R({ 0, 0 }), R({ 0, 0 }) }, \
+	{ "zero-length transfer, short_not_ok", false, false, 1, R({ M, SNOK }), 1, \
+	  R({ 0, 0 }), R({ 0, ERIO }), R({ 0, 0 }) }, \
+	{ "overflow", false, true, 1, R({ M + 10, 0 }), 1, R({ 2 * M, 0 }), \
+	  R({ M + 10, EOVF }), R({ 2 * M, 0 }) }, \
+	{ "overflow, next request gets the rest", false, true, 2, R({ 10, 0 }, { M, 0 }), 1, \
+	  R({ 2 * M, 0 }), R({ 10, EOVF }, { M, 0 }), R({ 2 * M, 0 }) }, \
+	{ "transfer waits for a request", false, false, 0, R({ 0, 0 }), 1, R({ M, 0 }), \
+	  R({ 0, 0 }), R({ 0, WAIT }) }, \
+	{ "transfer waits for second request", false, false, 1, R({ M, 0 }), 1, \
+	  R({ 2 * M, 0 }), R({ M, 0 }), R({ M, WAIT }) }, \
+	{ "short after packets", false, false, 1, R({ 4 * M, 0 }), 1, R({ 2 * M + 10, 0 }), \
+	  R({ 2 * M + 10, 0 }), R({ 2 * M + 10, 0 }) }, \
+	{ "zero-length request takes zlp", false, false, 1, R({ 0, 0 }), 1, R({ 0, 0 }), \
+	  R({ 0, 0 }), R({ 0, 0 }) }, \
+	{ "zero-length request, data: overflow", false, true, 1, R({ 0, 0 }), 1, \
+	  R({ M, 0 }), R({ 0, EOVF }), R({ M, 0 }) }, \
+	{ "zero_packet flag, partial: no zlp", false, false, 2, R({ M, 0 }, { M, 0 }), 1, \
+	  R({ 10, ZP }), R({ 10, 0 }, { 0, WAIT }), R({ 10, 0 }) }, \
+	{ "zlp goes to the next request", false, false, 2, R({ M, 0 }, { M, 0 }), 1, \
+	  R({ M, ZP }), R({ M, 0 }, { 0, 0 }), R({ M, 0 }) }, \
+	{ "request waits for data", false, false, 2, R({ M, 0 }, { M, 0 }), 1, \
+	  R({ M, 0 }), R({ M, 0 }, { 0, WAIT }), R({ M, 0 }) }
+
+static const struct xcase cases64[] = { IN_CASES(64), OUT_CASES(64) };
+static const struct xcase cases512[] = { IN_CASES(512), OUT_CASES(512) };
+
+struct world {
+	struct usb_ep gep;
+	struct udcx_ep ep;
+	struct udcx_done done;
+	struct udcx_req req[MAXN];
+	struct udcx_urb urb[MAXN];
+	uint8_t *rbuf[MAXN];
+	uint8_t *ubuf[MAXN];
+};
+
+static uint8_t pattern(size_t k)
+{
+	return (uint8_t)(k * 7u + 3u + k / 251u);
+}
+
+static void world_setup(struct world *w, const struct xcase *c, unsigned mp)
+{
+	size_t off = 0;
+	unsigned i;
+
+	memset(w, 0, sizeof(*w));
+	udcx__ep_init(&w->ep, &w->gep, false, 0);
+	udcx__done_init(&w->done);
+	assert_int_equal(udcx__ep_enable(&w->ep, c->in, mp), 0);
+	for (i = 0; i < c->nr; i++) {
+		size_t n = c->r[i].len;
+
+		w->rbuf[i] = calloc(1, n + 1);
+		assert_non_null(w->rbuf[i]);
+		if (c->in) {
+			for (size_t k = 0; k < n; k++)
+				w->rbuf[i][k] = pattern(off + k);
+			off += n;
+		}
+		udcx__req_init(&w->req[i]);
+		w->req[i].req.buf = w->rbuf[i];
+		w->req[i].req.length = (unsigned)n;
+		w->req[i].req.zero = (c->r[i].flags & Z) != 0;
+		w->req[i].req.short_not_ok = (c->r[i].flags & SNOK) != 0;
+	}
+	off = 0;
+	for (i = 0; i < c->nu; i++) {
+		size_t n = c->u[i].len;
+
+		w->ubuf[i] = calloc(1, n + 1);
+		assert_non_null(w->ubuf[i]);
+		if (!c->in) {
+			for (size_t k = 0; k < n; k++)
+				w->ubuf[i][k] = pattern(off + k);
+			off += n;
+		}
+		udcx__urb_init(&w->urb[i], w->ubuf[i], n, c->u[i].flags);
+	}
+}
+
+static void world_free(struct world *w)
+{
+	for (unsigned i = 0; i < MAXN; i++) {
+		free(w->rbuf[i]);
+		free(w->ubuf[i]);
+	}
+}
+
+static bool on_list(const struct list_head *head, const struct list_head *node)
+{
+	const struct list_head *pos;
+
+	for (pos = head->next; pos != head; pos = pos->next)
+		if (pos == node)
+			return true;
+	return false;
+}
+
+/* Concatenate the bytes moved into @bufs per @actuals. */
+static size_t concat(uint8_t *dst, uint8_t *const *bufs, const size_t *actuals, unsigned n)
+{
+	size_t off = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		memcpy(dst + off, bufs[i], actuals[i]);
+		off += actuals[i];
+	}
+	return off;
+}
+
+static void check_case(const struct xcase *c, unsigned mp, bool reqs_first)
+{
+	struct world w;
+	unsigned i;
+	char what[160];
+
+	world_setup(&w, c, mp);
+	if (reqs_first) {
+		for (i = 0; i < c->nr; i++)
+			assert_int_equal(udcx__ep_queue(&w.ep, &w.req[i], &w.done), 0);
+	}
+	for (i = 0; i < c->nu; i++)
+		assert_int_equal(udcx__urb_submit(&w.ep, &w.urb[i], &w.done), 0);
+	if (!reqs_first) {
+		for (i = 0; i < c->nr; i++)
+			assert_int_equal(udcx__ep_queue(&w.ep, &w.req[i], &w.done), 0);
+	}
+
+	for (i = 0; i < c->nr; i++) {
+		struct udcx_req *r = &w.req[i];
+
+		snprintf(what, sizeof(what), "mp %u %s (%s first): request %u actual %u status %d",
+			 mp, c->name, reqs_first ? "requests" : "transfers", i, r->req.actual,
+			 r->req.status);
+		if (c->rw[i].status == WAIT) {
+			if (r->req.status != -USB_EINPROGRESS || !on_list(&w.ep.reqs, &r->node))
+				fail_msg("%s: expected still queued", what);
+		} else if (r->req.status != c->rw[i].status || !on_list(&w.done.reqs, &r->node)) {
+			fail_msg("%s: expected done with %d", what, c->rw[i].status);
+		}
+		if (r->req.actual != c->rw[i].actual)
+			fail_msg("%s: expected actual %zu", what, c->rw[i].actual);
+	}
+	for (i = 0; i < c->nu; i++) {
+		struct udcx_urb *u = &w.urb[i];
+
+		snprintf(what, sizeof(what), "mp %u %s (%s first): transfer %u actual %zu status %d",
+			 mp, c->name, reqs_first ? "requests" : "transfers", i, u->actual, u->status);
+		if (c->uw[i].status == WAIT) {
+			if (u->status != -USB_EINPROGRESS || !u->pending || !on_list(&w.ep.urbs, &u->node))
+				fail_msg("%s: expected pending", what);
+		} else if (u->status != c->uw[i].status || u->pending ||
+			   !on_list(&w.done.urbs, &u->node)) {
+			fail_msg("%s: expected done with %d", what, c->uw[i].status);
+		}
+		if (u->actual != c->uw[i].actual)
+			fail_msg("%s: expected actual %zu", what, c->uw[i].actual);
+	}
+	/* Completion order: requests and transfers finish in queue order. */
+	{
+		const struct list_head *pos;
+		int last = -1;
+
+		list_for_each(pos, &w.done.reqs) {
+			int idx = (int)(list_entry(pos, struct udcx_req, node) - w.req);
+
+			assert_true(idx > last);
+			last = idx;
+		}
+		last = -1;
+		list_for_each(pos, &w.done.urbs) {
+			int idx = (int)(list_entry(pos, struct udcx_urb, node) - w.urb);
+
+			assert_true(idx > last);
+			last = idx;
+		}
+	}
+	if (!c->lossy) {
+		size_t ra[MAXN], ua[MAXN], total_r = 0, total_u = 0, nr, nu;
+		uint8_t *a, *b;
+
+		for (i = 0; i < c->nr; i++)
+			total_r += ra[i] = w.req[i].req.actual;
+		for (i = 0; i < c->nu; i++)
+			total_u += ua[i] = w.urb[i].actual;
+		assert_int_equal(total_r, total_u);
+		a = malloc(total_r + 1);
+		b = malloc(total_u + 1);
+		assert_non_null(a);
+		assert_non_null(b);
+		nr = concat(a, w.rbuf, ra, c->nr);
+		nu = concat(b, w.ubuf, ua, c->nu);
+		assert_int_equal(nr, nu);
+		if (memcmp(a, b, nr) != 0)
+			fail_msg("mp %u %s: data differs", mp, c->name);
+		for (size_t k = 0; k < nr; k++)
+			assert_int_equal(a[k], pattern(k));
+		free(a);
+		free(b);
+	}
+	world_free(&w);
+}
+
+static void run_table(const struct xcase *t, size_t n, unsigned mp)
+{
+	for (size_t i = 0; i < n; i++) {
+		check_case(&t[i], mp, true);
+		check_case(&t[i], mp, false);
+	}
+}
+
+static void test_loopback_xfer_table_mp64(void **state)
+{
+	(void)state;
+	run_table(cases64, sizeof(cases64) / sizeof(cases64[0]), 64);
+}
+
+static void test_loopback_xfer_table_mp512(void **state)
+{
+	(void)state;
+	run_table(cases512, sizeof(cases512) / sizeof(cases512[0]), 512);
+}
+
+/* ---- hand-written cases ------------------------------------------------ */
+
+struct one {
+	struct usb_ep gep;
+	struct udcx_ep ep;
+	struct udcx_done done;
+	uint8_t rb[4][2048];
+	uint8_t ub[4][2048];
+	struct udcx_req r[4];
+	struct udcx_urb u[4];
+};
+
+static struct one *one_new(bool in, unsigned mp)
+{
+	struct one *o = calloc(1, sizeof(*o));
+
+	assert_non_null(o);
+	udcx__ep_init(&o->ep, &o->gep, false, 0);
+	udcx__done_init(&o->done);
+	assert_int_equal(udcx__ep_enable(&o->ep, in, mp), 0);
+	for (int i = 0; i < 4; i++) {
+		udcx__req_init(&o->r[i]);
+		o->r[i].req.buf = o->rb[i];
+		udcx__urb_init(&o->u[i], o->ub[i], 0, 0);
+	}
+	return o;
+}
+
+static void set_req(struct one *o, int i, unsigned len)
+{
+	o->r[i].req.length = len;
+}
+
+static void set_urb(struct one *o, int i, size_t len, unsigned flags)
+{
+	udcx__urb_init(&o->u[i], o->ub[i], len, flags);
+}
+
+static void test_loopback_xfer_halt(void **state)
+{
+	struct one *o = one_new(true, 64);
+
+	(void)state;
+	/* IN with a request queued: refused, nothing changes. */
+	set_req(o, 0, 10);
+	assert_int_equal(udcx__ep_queue(&o->ep, &o->r[0], &o->done), 0);
+	assert_int_equal(udcx__ep_set_halt(&o->ep, true, &o->done), -USB_EAGAIN);
+	assert_false(udcx__ep_is_halted(&o->ep));
+	assert_int_equal(udcx__ep_dequeue(&o->ep, &o->r[0], &o->done), 0);
+	udcx__done_init(&o->done);
+
+	/* Pending transfers fail with a stall when the halt is set. */
+	set_urb(o, 0, 64, 0);
+	assert_int_equal(udcx__urb_submit(&o->ep, &o->u[0], &o->done), 0);
+	assert_int_equal(udcx__ep_set_halt(&o->ep, true, &o->done), 0);
+	assert_true(udcx__ep_is_halted(&o->ep));
+	assert_int_equal(o->u[0].status, -USB_EPIPE);
+	assert_true(on_list(&o->done.urbs, &o->u[0].node));
+
+	/* New transfers fail at once; requests are not touched. */
+	set_req(o, 1, 10);
+	assert_int_equal(udcx__ep_queue(&o->ep, &o->r[1], &o->done), 0);
+	set_urb(o, 1, 64, 0);
+	assert_int_equal(udcx__urb_submit(&o->ep, &o->u[1], &o->done), 0);
+	assert_int_equal(o->u[1].status, -USB_EPIPE);
+	assert_int_equal(o->u[1].actual, 0);
+	assert_int_equal(o->r[1].req.status, -USB_EINPROGRESS);
+	assert_int_equal(o->r[1].req.actual, 0);
+	assert_int_equal(udcx__ep_queued(&o->ep), 1);
+
+	/* Clear: the next transfer gets the request's data. */
+	assert_int_equal(udcx__ep_set_halt(&o->ep, false, &o->done), 0);
+	set_urb(o, 2, 64, 0);
+	assert_int_equal(udcx__urb_submit(&o->ep, &o->u[2], &o->done), 0);
+	assert_int_equal(o->u[2].status, 0);
+	assert_int_equal(o->u[2].actual, 10);
+	assert_int_equal(o->r[1].req.status, 0);
+	free(o);
+}
+
+static void test_loopback_xfer_halt_out_keeps_requests(void **state)
+{
+	struct one *o = one_new(false, 512);
+
+	(void)state;
+	set_req(o, 0, 512);
+	assert_int_equal(udcx__ep_queue(&o->ep, &o->r[0], &o->done), 0);
+	/* OUT may halt with requests queued. */
+	assert_int_equal(udcx__ep_set_halt(&o->ep, true, &o->done), 0);
+	set_urb(o, 0, 512, 0);
+	assert_int_equal(udcx__urb_submit(&o->ep, &o->u[0], &o->done), 0);
+	assert_int_equal(o->u[0].status, -USB_EPIPE);
+	assert_int_equal(o->r[0].req.status, -USB_EINPROGRESS);
+	assert_int_equal(udcx__ep_set_halt(&o->ep, false, &o->done), 0);
+	set_urb(o, 1, 512, 0);
+	memset(o->ub[1], 0xa5, 512);
+	assert_int_equal(udcx__urb_submit(&o->ep, &o->u[1], &o->done), 0);
+	assert_int_equal(o->u[1].status, 0);
+	assert_int_equal(o->r[0].req.actual, 512);
+	assert_int_equal(o->rb[0][511], 0xa5);
+	free(o);
+}
+
+static void test_loopback_xfer_unlink(void **state)
+{
+	struct one *o = one_new(true, 64);
+
+	(void)state;
+	/* A pending, partly filled transfer: unlinked with what it got. */
+	set_urb(o, 0, 256, 0);
+	assert_int_equal(udcx__urb_submit(&o->ep, &o->u[0], &o->done), 0);
+	set_req(o, 0, 100);
+	for (int k = 0; k < 100; k++)
+		o->rb[0][k] = (uint8_t)k;
+	set_req(o, 1, 64);
+	assert_int_equal(udcx__ep_queue(&o->ep, &o->r[1 - 1], &o->done), 0);
+	/* 100 bytes = 64 + 36: the short packet ended it. */
+	assert_int_equal(o->u[0].status, 0);
+	assert_int_equal(o->u[0].actual, 100);
+	/* Unlinking a finished transfer reports it. */
+	assert_int_equal(udcx__urb_unlink(&o->ep, &o->u[0]), -USB_EALREADY);
+
+	set_urb(o, 1, 256, 0);
+	assert_int_equal(udcx__urb_submit(&o->ep, &o->u[1], &o->done), 0);
+	assert_int_equal(udcx__ep_queue(&o->ep, &o->r[1], &o->done), 0);
+	assert_true(o->u[1].pending);
+	assert_int_equal(o->u[1].actual, 64);
+	assert_int_equal(udcx__urb_unlink(&o->ep, &o->u[1]), 0);
+	assert_int_equal(o->u[1].status, -USB_ECONNRESET);
+	assert_int_equal(o->u[1].actual, 64);
+	assert_false(o->u[1].pending);
+	assert_false(on_list(&o->done.urbs, &o->u[1].node));
+	assert_int_equal(udcx__ep_pending(&o->ep), 0);
+	assert_int_equal(udcx__urb_unlink(&o->ep, &o->u[1]), -USB_EALREADY);
+	/* Never submitted. */
+	set_urb(o, 2, 64, 0);
+	assert_int_equal(udcx__urb_unlink(&o->ep, &o->u[2]), -USB_EALREADY);
+	free(o);
+}
+
+static void test_loopback_xfer_unlink_keeps_request_offset(void **state)
+{
+	struct one *o = one_new(true, 64);
+
+	(void)state;
+	set_req(o, 0, 192);
+	for (int k = 0; k < 192; k++)
+		o->rb[0][k] = (uint8_t)k;
+	assert_int_equal(udcx__ep_queue(&o->ep, &o->r[0], &o->done), 0);
+	set_urb(o, 0, 64, 0);
+	assert_int_equal(udcx__urb_submit(&o->ep, &o->u[0], &o->done), 0);
+	assert_int_equal(o->u[0].actual, 64);
+	/* The second transfer continues the request. */
+	set_urb(o, 1, 64, 0);
+	assert_int_equal(udcx__urb_submit(&o->ep, &o->u[1], &o->done), 0);
+	assert_int_equal(o->ub[1][0], 64);
+	assert_int_equal(o->ub[1][63], 127);
+	assert_int_equal(o->r[0].req.actual, 128);
+	assert_int_equal(o->r[0].req.status, -USB_EINPROGRESS);
+	free(o);
+}
+
+static void test_loopback_xfer_dequeue(void **state)
+{
+	struct one *o = one_new(false, 64);
+
+	(void)state;
+	set_req(o, 0, 256);
+	set_req(o, 1, 256);
+	assert_int_equal(udcx__ep_queue(&o->ep, &o->r[0], &o->done), 0);
+	assert_int_equal(udcx__ep_queue(&o->ep, &o->r[1], &o->done), 0);
+	/* Already queued: refused. */
+	assert_int_equal(udcx__ep_queue(&o->ep, &o->r[0], &o->done), -USB_EINVAL);
+	set_urb(o, 0, 128, 0);
+	assert_int_equal(udcx__urb_submit(&o->ep, &o->u[0], &o->done), 0);
+	assert_int_equal(o->r[0].req.actual, 128);
+	/* Dequeue keeps what arrived. */
+	assert_int_equal(udcx__ep_dequeue(&o->ep, &o->r[0], &o->done), 0);
+	assert_int_equal(o->r[0].req.status, -USB_ECONNRESET);
+	assert_int_equal(o->r[0].req.actual, 128);
+	assert_true(on_list(&o->done.reqs, &o->r[0].node));
+	assert_int_equal(udcx__ep_dequeue(&o->ep, &o->r[0], &o->done), -USB_EINVAL);
+	/* A transfer waiting for a request goes to the next one. */
+	set_urb(o, 1, 64, 0);
+	assert_int_equal(udcx__urb_submit(&o->ep, &o->u[1], &o->done), 0);
+	assert_int_equal(o->r[1].req.actual, 64);
+	assert_int_equal(o->u[1].status, 0);
+	free(o);
+}
+
+static void test_loopback_xfer_flush(void **state)
+{
+	struct one *o = one_new(true, 64);
+	struct list_head mine;
+
+	(void)state;
+	INIT_LIST_HEAD(&mine);
+	set_req(o, 0, 64);
+	set_req(o, 1, 64);
+	assert_int_equal(udcx__ep_queue(&o->ep, &o->r[0], &o->done), 0);
+	assert_int_equal(udcx__ep_queue(&o->ep, &o->r[1], &o->done), 0);
+	set_urb(o, 0, 64, 0);
+	assert_int_equal(udcx__urb_submit(&o->ep, &o->u[0], &o->done), 0);
+	assert_int_equal(o->r[0].req.status, 0);
+	/* r0 finished but not given back: take it as a disable would. */
+	udcx__done_take_ep(&o->done, &o->ep, &mine);
+	assert_true(on_list(&mine, &o->r[0].node));
+	assert_true(list_empty(&o->done.reqs));
+
+	set_urb(o, 1, 64, 0);
+	set_urb(o, 2, 64, 0);
+	udcx__ep_disable(&o->ep, &o->done);
+	assert_int_equal(o->r[1].req.status, -USB_ESHUTDOWN);
+	assert_false(udcx__ep_is_enabled(&o->ep));
+	assert_int_equal(udcx__ep_queue(&o->ep, &o->r[2], &o->done), -USB_ESHUTDOWN);
+	/* Transfers wait on a disabled endpoint until flushed. */
+	assert_int_equal(udcx__urb_submit(&o->ep, &o->u[1], &o->done), 0);
+	assert_true(o->u[1].pending);
+	udcx__ep_flush_urbs(&o->ep, -USB_ESHUTDOWN, &o->done);
+	assert_int_equal(o->u[1].status, -USB_ESHUTDOWN);
+	assert_int_equal(udcx__ep_pending(&o->ep), 0);
+	/* Re-enabled with another packet size, a pending transfer is served. */
+	assert_int_equal(udcx__urb_submit(&o->ep, &o->u[2], &o->done), 0);
+	assert_int_equal(udcx__ep_enable(&o->ep, true, 8), 0);
+	set_req(o, 3, 20);
+	set_urb(o, 3, 0, 0);
+	assert_int_equal(udcx__ep_queue(&o->ep, &o->r[3], &o->done), 0);
+	assert_int_equal(o->u[2].actual, 20);
+	assert_int_equal(o->u[2].status, 0);
+	/* done_take_req finds one request. */
+	assert_true(udcx__done_take_req(&o->done, &o->r[3], &mine));
+	assert_false(udcx__done_take_req(&o->done, &o->r[3], &mine));
+	free(o);
+}
+
+static void test_loopback_xfer_bad_arguments(void **state)
+{
+	struct one *o = one_new(true, 64);
+	struct udcx_ep ep0;
+	struct usb_ep g0;
+
+	(void)state;
+	o->r[0].req.buf = NULL;
+	set_req(o, 0, 10);
+	assert_int_equal(udcx__ep_queue(&o->ep, &o->r[0], &o->done), -USB_EINVAL);
+	udcx__urb_init(&o->u[0], NULL, 10, 0);
+	assert_int_equal(udcx__urb_submit(&o->ep, &o->u[0], &o->done), -USB_EINVAL);
+	set_urb(o, 1, 64, 0);
+	assert_int_equal(udcx__urb_submit(&o->ep, &o->u[1], &o->done), 0);
+	assert_int_equal(udcx__urb_submit(&o->ep, &o->u[1], &o->done), -USB_EINVAL);
+	assert_int_equal(udcx__ep_enable(&o->ep, true, 0), -USB_EINVAL);
+	udcx__ep_init(&ep0, &g0, true, 64);
+	assert_int_equal(udcx__urb_submit(&ep0, &o->u[2], &o->done), -USB_EINVAL);
+	assert_int_equal(udcx__ctrl_submit(&o->ep, &o->u[2], &o->done), -USB_EINVAL);
+	assert_int_equal(udcx__ep_enable(&ep0, true, 64), -USB_EINVAL);
+	assert_true(udcx__done_empty(&o->done));
+	free(o);
+}
+
+/* ---- control ------------------------------------------------------------ */
+
+struct ctl {
+	struct usb_ep g0;
+	struct udcx_ep ep0;
+	struct udcx_done done;
+	struct udcx_req r[3];
+	uint8_t rb[3][1024];
+	struct udcx_urb u[3];
+	uint8_t ub[3][1024];
+};
+
+static struct ctl *ctl_new(unsigned mp)
+{
+	struct ctl *c = calloc(1, sizeof(*c));
+
+	assert_non_null(c);
+	udcx__ep_init(&c->ep0, &c->g0, true, mp);
+	udcx__done_init(&c->done);
+	for (int i = 0; i < 3; i++) {
+		udcx__req_init(&c->r[i]);
+		c->r[i].req.buf = c->rb[i];
+	}
+	return c;
+}
+
+static struct udcx_urb *ctl_submit(struct ctl *c, int i, uint8_t type, uint16_t wlength,
+				   size_t buflen)
+{
+	struct udcx_urb *u = &c->u[i];
+
+	udcx__urb_init(u, c->ub[i], buflen, 0);
+	u->setup.bRequestType = type;
+	u->setup.bRequest = 0x42;
+	u->setup.wLength = cpu_to_le16(wlength);
+	assert_int_equal(udcx__ctrl_submit(&c->ep0, u, &c->done), 0);
+	return u;
+}
+
+static void test_loopback_xfer_ctrl_in(void **state)
+{
+	struct ctl *c = ctl_new(64);
+	struct udcx_urb *u = ctl_submit(c, 0, USB_DIR_IN | USB_TYPE_VENDOR, 64, 64);
+
+	(void)state;
+	assert_ptr_equal(udcx__ctrl_next_setup(&c->ep0, &c->done), u);
+	/* Only one at a time. */
+	assert_null(udcx__ctrl_next_setup(&c->ep0, &c->done));
+	c->r[0].req.length = 18;
+	memset(c->rb[0], 0x12, 18);
+	assert_int_equal(udcx__ep_queue(&c->ep0, &c->r[0], &c->done), 0);
+	udcx__ctrl_setup_done(&c->ep0, u, 0, &c->done);
+	assert_int_equal(u->status, 0);
+	assert_int_equal(u->actual, 18);
+	assert_int_equal(c->ub[0][17], 0x12);
+	assert_int_equal(c->r[0].req.status, 0);
+	assert_null(udcx__ctrl_current(&c->ep0));
+
+	/* wLength reached with a ZLP still due: the status stage ends the
+	 * request. */
+	u = ctl_submit(c, 1, USB_DIR_IN | USB_TYPE_VENDOR, 64, 64);
+	assert_ptr_equal(udcx__ctrl_next_setup(&c->ep0, &c->done), u);
+	c->r[1].req.length = 64;
+	c->r[1].req.zero = 1;
+	assert_int_equal(udcx__ep_queue(&c->ep0, &c->r[1], &c->done), 0);
+	udcx__ctrl_setup_done(&c->ep0, u, 0, &c->done);
+	assert_int_equal(u->status, 0);
+	assert_int_equal(u->actual, 64);
+	assert_int_equal(c->r[1].req.status, 0);
+	assert_int_equal(c->r[1].req.actual, 64);
+	assert_int_equal(udcx__ep_queued(&c->ep0), 0);
+
+	/* More than wLength: the host takes wLength (a multiple of mp). */
+	u = ctl_submit(c, 2, USB_DIR_IN | USB_TYPE_VENDOR, 128, 1024);
+	assert_ptr_equal(udcx__ctrl_next_setup(&c->ep0, &c->done), u);
+	c->r[2].req.length = 300;
+	assert_int_equal(udcx__ep_queue(&c->ep0, &c->r[2], &c->done), 0);
+	assert_int_equal(u->status, 0);
+	assert_int_equal(u->actual, 128);
+	assert_int_equal(c->r[2].req.status, 0);
+	free(c);
+}
+
+static void test_loopback_xfer_ctrl_out_and_nodata(void **state)
+{
+	struct ctl *c = ctl_new(8);
+	struct udcx_urb *u = ctl_submit(c, 0, USB_DIR_OUT | USB_TYPE_VENDOR, 20, 20);
+
+	(void)state;
+	for (int k = 0; k < 20; k++)
+		c->ub[0][k] = (uint8_t)(k + 1);
+	assert_ptr_equal(udcx__ctrl_next_setup(&c->ep0, &c->done), u);
+	udcx__ctrl_setup_done(&c->ep0, u, 0, &c->done);
+	/* Waiting for the data request (e.g. queued by another thread). */
+	assert_ptr_equal(udcx__ctrl_current(&c->ep0), u);
+	c->r[0].req.length = 20;
+	assert_int_equal(udcx__ep_queue(&c->ep0, &c->r[0], &c->done), 0);
+	assert_int_equal(c->r[0].req.status, 0);
+	assert_int_equal(c->r[0].req.actual, 20);
+	assert_int_equal(c->rb[0][19], 20);
+	assert_int_equal(u->status, 0);
+	assert_int_equal(u->actual, 20);
+	/* The request is ahead of the transfer: given back first. */
+	assert_true(on_list(&c->done.reqs, &c->r[0].node));
+
+	/* No data stage, delayed status: the zero-length request comes late. */
+	u = ctl_submit(c, 1, USB_DIR_OUT, 0, 0);
+	assert_ptr_equal(udcx__ctrl_next_setup(&c->ep0, &c->done), u);
+	udcx__ctrl_setup_done(&c->ep0, u, 0, &c->done);
+	assert_true(u->pending);
+	c->r[1].req.length = 0;
+	assert_int_equal(udcx__ep_queue(&c->ep0, &c->r[1], &c->done), 0);
+	assert_int_equal(u->status, 0);
+	assert_int_equal(c->r[1].req.status, 0);
+	free(c);
+}
+
+static void test_loopback_xfer_ctrl_stall(void **state)
+{
+	struct ctl *c = ctl_new(64);
+	struct udcx_urb *u = ctl_submit(c, 0, USB_DIR_IN, 8, 8);
+
+	(void)state;
+	/* setup() failed: stall. */
+	assert_ptr_equal(udcx__ctrl_next_setup(&c->ep0, &c->done), u);
+	udcx__ctrl_setup_done(&c->ep0, u, -USB_EOPNOTSUPP, &c->done);
+	assert_int_equal(u->status, -USB_EPIPE);
+
+	/* The core halts ep0 instead of queueing. */
+	u = ctl_submit(c, 1, USB_DIR_OUT, 0, 0);
+	assert_ptr_equal(udcx__ctrl_next_setup(&c->ep0, &c->done), u);
+	assert_int_equal(udcx__ep_set_halt(&c->ep0, true, &c->done), 0);
+	udcx__ctrl_setup_done(&c->ep0, u, 0, &c->done);
+	assert_int_equal(u->status, -USB_EPIPE);
+
+	/* A leftover request completes with ECONNRESET at the next SETUP. */
+	c->r[0].req.length = 4;
+	assert_int_equal(udcx__ep_queue(&c->ep0, &c->r[0], &c->done), 0);
+	assert_int_equal(c->r[0].req.status, -USB_EINPROGRESS);
+	u = ctl_submit(c, 2, USB_DIR_IN, 4, 4);
+	assert_ptr_equal(udcx__ctrl_next_setup(&c->ep0, &c->done), u);
+	assert_int_equal(c->r[0].req.status, -USB_ECONNRESET);
+	/* Unlink of the transfer in progress frees ep0 for the next one. */
+	assert_int_equal(udcx__urb_unlink(&c->ep0, u), 0);
+	assert_null(udcx__ctrl_current(&c->ep0));
+	udcx__ctrl_setup_done(&c->ep0, u, 0, &c->done);
+	assert_int_equal(u->status, -USB_ECONNRESET);
+	assert_null(udcx__ctrl_next_setup(&c->ep0, &c->done));
+	free(c);
+}
+
+static void test_loopback_xfer_ctrl_queued_in_order(void **state)
+{
+	struct ctl *c = ctl_new(64);
+	struct udcx_urb *a = ctl_submit(c, 0, USB_DIR_IN, 2, 2);
+	struct udcx_urb *b = ctl_submit(c, 1, USB_DIR_IN, 2, 2);
+
+	(void)state;
+	assert_ptr_equal(udcx__ctrl_next_setup(&c->ep0, &c->done), a);
+	c->r[0].req.length = 2;
+	assert_int_equal(udcx__ep_queue(&c->ep0, &c->r[0], &c->done), 0);
+	udcx__ctrl_setup_done(&c->ep0, a, 0, &c->done);
+	assert_int_equal(a->status, 0);
+	assert_true(b->pending);
+	assert_ptr_equal(udcx__ctrl_next_setup(&c->ep0, &c->done), b);
+	free(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_loopback_xfer_table_mp64),
+		cmocka_unit_test(test_loopback_xfer_table_mp512),
+		cmocka_unit_test(test_loopback_xfer_halt),
+		cmocka_unit_test(test_loopback_xfer_halt_out_keeps_requests),
+		cmocka_unit_test(test_loopback_xfer_unlink),
+		cmocka_unit_test(test_loopback_xfer_unlink_keeps_request_offset),
+		cmocka_unit_test(test_loopback_xfer_dequeue),
+		cmocka_unit_test(test_loopback_xfer_flush),
+		cmocka_unit_test(test_loopback_xfer_bad_arguments),
+		cmocka_unit_test(test_loopback_xfer_ctrl_in),
+		cmocka_unit_test(test_loopback_xfer_ctrl_out_and_nodata),
+		cmocka_unit_test(test_loopback_xfer_ctrl_stall),
+		cmocka_unit_test(test_loopback_xfer_ctrl_queued_in_order),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
