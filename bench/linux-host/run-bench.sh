@@ -1,0 +1,111 @@
+#!/bin/sh
+# run-bench.sh: mass storage throughput against a real Linux host, in ONE
+# qemu guest (see tests/linux-host): 64 MiB sequential write then read of the
+# whole block device, dd bs=1M with O_DIRECT, for
+#   (a) ours:  examples/mass_storage over USB/IP (when LH_MASS_STORAGE names
+#              the binary),
+#   (b) vudc:  the kernel's usb_f_mass_storage on usbip-vudc over USB/IP,
+#   (c) dummy: the same function on dummy_hcd (no USB/IP at all),
+# all backed by the same 64 MiB file in guest RAM. Prints MB/s, the ratios
+# ours/vudc and ours/dummy, and the enumeration time (usbip attach until the
+# block device exists) of both USB/IP paths. Figures move with the machine;
+# only the ratios of one run mean something.
+#
+# Environment: LH_MASS_STORAGE (binary for (a)), LH_BENCH_REPS (runs of each
+# transfer, best kept; default 1), LH_BENCH_OUT (results file; default
+# $LH_WORKDIR/bench/results.txt), LH_WORKDIR, LH_CACHE as for the tests.
+LH_LIB=${LH_LIB:-$(cd "$(dirname "$0")/../../tests/linux-host/lib" && pwd)}
+. "$LH_LIB/common.sh"
+
+host_main() {
+    h_init bench
+    _out=${LH_BENCH_OUT:-$LH_WORK/results.txt}
+    _reps=${LH_BENCH_REPS:-1}
+    if [ -n "${LH_MASS_STORAGE:-}" ]; then
+        h_guest 1800 ours "$_reps"
+    else
+        lh_log "LH_MASS_STORAGE not set: (a) ours is left out"
+        h_guest 1800 none "$_reps"
+    fi
+    [ -s "$LH_WORK/results.txt" ] || lh_fail "the guest wrote no results"
+    [ "$_out" = "$LH_WORK/results.txt" ] || cp "$LH_WORK/results.txt" "$_out"
+    echo
+    cat "$LH_WORK/results.txt"
+}
+
+# ---- guest half -------------------------------------------------------------
+
+IMG=$GW/bench.img
+
+# rate_of LOG: MB/s (10^6 bytes/s) from coreutils dd's summary line
+# "67108864 bytes (67 MB, 64 MiB) copied, 1.49 s, 45.0 MB/s".
+rate_of() {
+    awk '/bytes .* copied/ { b = $1; s = $(NF - 3); sub(",", "", s) }
+         END { if (s > 0) printf "%.2f", b / s / 1e6; else print "?" }' "$1"
+}
+
+# best A B: the larger of two rates.
+best() { awk -v a="$1" -v b="$2" 'BEGIN { print (a == "" || b + 0 > a + 0) ? b : a }'; }
+
+# measure NAME: enumeration, then write and read of the whole of sda;
+# sets W_<NAME>, R_<NAME>, E_<NAME>.
+measure() {
+    g_attach
+    g_wait_block sda 120
+    _e=$(g_elapsed "$ATTACH_T0")
+    [ "$(g_sectors sda)" = 131072 ] || lh_fail "$1: sda is not 64 MiB"
+    _w= _r= _i=0
+    while [ "$_i" -lt "$REPS" ]; do
+        timeout 900 "$DD" if=/dev/zero of=/dev/sda bs=1M count=64 oflag=direct \
+            2>"$GW/dd.log" || { cat "$GW/dd.log"; lh_fail "$1: write"; }
+        _w=$(best "$_w" "$(rate_of "$GW/dd.log")")
+        timeout 900 "$DD" if=/dev/sda of=/dev/null bs=1M count=64 iflag=direct \
+            2>"$GW/dd.log" || { cat "$GW/dd.log"; lh_fail "$1: read"; }
+        _r=$(best "$_r" "$(rate_of "$GW/dd.log")")
+        _i=$((_i + 1))
+    done
+    eval "W_$1=\$_w R_$1=\$_r E_$1=\$_e"
+    lh_log "$1: write $_w MB/s, read $_r MB/s, enumeration $_e s"
+    g_detach
+    g_gadget_stop
+}
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a != "") printf "%.3f", a / b; else print "-" }'; }
+
+guest_main() {
+    REPS=$2
+    # Same backing store for all: 64 MiB of real (not sparse) tmpfs pages.
+    "$DD" if=/dev/zero of="$IMG" bs=1M count=64 status=none || lh_fail "make $IMG"
+
+    g_gadget_start dummy "file=$IMG"
+    measure dummy
+    g_gadget_start vudc "file=$IMG"
+    measure vudc
+    W_ours= R_ours= E_ours=
+    if [ "$1" = ours ]; then
+        g_gadget_start ours "file=$IMG"
+        measure ours
+    fi
+    g_no_hung_tasks
+
+    {
+        echo "linux-host bench: 64 MiB sequential, dd bs=1M O_DIRECT, one guest"
+        echo "($(uname -r), qemu TCG, $(nproc) vCPU, best of $REPS)"
+        printf '%-24s %12s %12s %16s\n' provider "write MB/s" "read MB/s" "enumeration s"
+        if [ "$1" = ours ]; then
+            printf '%-24s %12s %12s %16s\n' "(a) ours, USB/IP" "$W_ours" "$R_ours" "$E_ours"
+        else
+            printf '%-24s %12s %12s %16s\n' "(a) ours, USB/IP" "-" "-" "-"
+        fi
+        printf '%-24s %12s %12s %16s\n' "(b) kernel, usbip-vudc" "$W_vudc" "$R_vudc" "$E_vudc"
+        printf '%-24s %12s %12s %16s\n' "(c) kernel, dummy_hcd" "$W_dummy" "$R_dummy" "$E_dummy"
+        printf '%-24s %12s %12s %16s\n' "ratio ours/vudc" \
+            "$(ratio "$W_ours" "$W_vudc")" "$(ratio "$R_ours" "$R_vudc")" \
+            "$(ratio "$E_ours" "$E_vudc")"
+        printf '%-24s %12s %12s %16s\n' "ratio ours/dummy" \
+            "$(ratio "$W_ours" "$W_dummy")" "$(ratio "$R_ours" "$R_dummy")" "-"
+    } >/host/results.txt
+    cat /host/results.txt
+}
+
+lh_main "$@"
