@@ -37,12 +37,12 @@ struct f_lb_opts {
 /* Fill @opts with the defaults (GZERO_BULK_BUFLEN, GZERO_QLEN: 4096, 32). */
 void f_lb_opts_init(struct f_lb_opts *opts);
 
-/* Return: 0 if @opts is in range, else USB_EINVAL. */
+/* Return: 0 if @opts is in range, else -USB_EINVAL. */
 int f_lb_opts_check(const struct f_lb_opts *opts);
 
 /**
  * loopback_alloc() - a new Loopback function with a copy of @opts.
- * Return: 0 and the function in @out; USB_EINVAL; USB_ENOMEM.
+ * Return: 0 and the function in @out; -USB_EINVAL; -USB_ENOMEM.
  */
 int loopback_alloc(const struct f_lb_opts *opts, struct usb_function **out);
 

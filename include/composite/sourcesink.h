@@ -73,14 +73,14 @@ struct f_ss_opts {
 /* Fill @opts with the defaults (pattern 0, GZERO_* above). */
 void f_ss_opts_init(struct f_ss_opts *opts);
 
-/* Return: 0 if every field of @opts is in range, else USB_EINVAL. */
+/* Return: 0 if every field of @opts is in range, else -USB_EINVAL. */
 int f_ss_opts_check(const struct f_ss_opts *opts);
 
 /**
  * sourcesink_alloc() - a new SourceSink function with a copy of @opts.
  * Return: 0 and the function in @out (owned by the caller until
- * usb_add_function() succeeds); USB_EINVAL for options out of range;
- * USB_ENOMEM.
+ * usb_add_function() succeeds); -USB_EINVAL for options out of range;
+ * -USB_ENOMEM.
  */
 int sourcesink_alloc(const struct f_ss_opts *opts, struct usb_function **out);
 

@@ -67,7 +67,7 @@ int f_lb_opts_check(const struct f_lb_opts *o)
 {
 	if (!o || o->bulk_buflen < 1 || o->bulk_buflen > LB_MAX_BUFLEN ||
 	    o->qlen < 1 || o->qlen > LB_MAX_QLEN)
-		return USB_EINVAL;
+		return -USB_EINVAL;
 	return 0;
 }
 
@@ -82,8 +82,8 @@ static void lb_out_complete(struct usb_ep *ep, struct usb_request *req)
 	switch (req->status) {
 	case 0:
 		break;
-	case USB_ESHUTDOWN:
-	case USB_ECONNABORTED:
+	case -USB_ESHUTDOWN:
+	case -USB_ECONNABORTED:
 		return;		/* disabled: the pair rests until freed */
 	default:
 		/* Cancelled or failed without data worth echoing: wait for
@@ -109,7 +109,7 @@ static void lb_in_complete(struct usb_ep *ep, struct usb_request *req)
 	struct f_loopback *loop = p->loop;
 
 	(void)ep;
-	if (req->status == USB_ESHUTDOWN || req->status == USB_ECONNABORTED)
+	if (req->status == -USB_ESHUTDOWN || req->status == -USB_ECONNABORTED)
 		return;
 	if (req->status == 0)
 		atomic_fetch_add(&loop->in_bytes, req->actual);
@@ -175,7 +175,7 @@ static int lb_start(struct f_loopback *loop)
 
 	loop->pairs = calloc(qlen, sizeof(*loop->pairs));
 	if (!loop->pairs) {
-		ret = USB_ENOMEM;
+		ret = -USB_ENOMEM;
 		goto fail;
 	}
 	for (unsigned i = 0; i < qlen; i++) {
@@ -186,12 +186,12 @@ static int lb_start(struct f_loopback *loop)
 		p->out = usb_ep_alloc_request(loop->out_ep, GFP_ATOMIC);
 		p->in = usb_ep_alloc_request(loop->in_ep, GFP_ATOMIC);
 		if (!p->out || !p->in) {
-			ret = USB_ENOMEM;
+			ret = -USB_ENOMEM;
 			goto fail;
 		}
 		p->out->buf = malloc(len);
 		if (!p->out->buf) {
-			ret = USB_ENOMEM;
+			ret = -USB_ENOMEM;
 			goto fail;
 		}
 		p->out->length = len;
@@ -222,7 +222,7 @@ static int lb_set_alt(struct usb_function *f, unsigned interface, unsigned alt)
 
 	(void)interface;
 	if (alt != 0)
-		return USB_EINVAL;
+		return -USB_EINVAL;
 	lb_stop(loop);
 	return lb_start(loop);
 }
@@ -264,10 +264,10 @@ static int lb_bind(struct usb_configuration *c, struct usb_function *f)
 
 	loop->in_ep = usb_ep_autoconfig(gadget, &loop->fs_in);
 	if (!loop->in_ep)
-		return USB_ENODEV;
+		return -USB_ENODEV;
 	loop->out_ep = usb_ep_autoconfig(gadget, &loop->fs_out);
 	if (!loop->out_ep) {
-		ret = USB_ENODEV;
+		ret = -USB_ENODEV;
 		goto release_in;
 	}
 
@@ -331,14 +331,14 @@ int loopback_alloc(const struct f_lb_opts *opts, struct usb_function **out)
 	int ret;
 
 	if (!out)
-		return USB_EINVAL;
+		return -USB_EINVAL;
 	*out = NULL;
 	ret = f_lb_opts_check(opts);
 	if (ret)
 		return ret;
 	loop = calloc(1, sizeof(*loop));
 	if (!loop)
-		return USB_ENOMEM;
+		return -USB_ENOMEM;
 	loop->opts = *opts;
 	atomic_init(&loop->stat_enabled, false);
 	loop->strings[0].s = "loop input to output";

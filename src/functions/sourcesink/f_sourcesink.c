@@ -94,16 +94,16 @@ void f_ss_opts_init(struct f_ss_opts *opts)
 int f_ss_opts_check(const struct f_ss_opts *o)
 {
 	if (!o || o->pattern > SS_PATTERN_NONE)
-		return USB_EINVAL;
+		return -USB_EINVAL;
 	if (o->isoc_interval < 1 || o->isoc_interval > 16)
-		return USB_EINVAL;
+		return -USB_EINVAL;
 	if (o->isoc_maxpacket > 1024 || o->isoc_mult > 2 || o->isoc_maxburst > 15)
-		return USB_EINVAL;
+		return -USB_EINVAL;
 	if (o->bulk_buflen < 1 || o->bulk_buflen > SS_MAX_BUFLEN)
-		return USB_EINVAL;
+		return -USB_EINVAL;
 	if (o->bulk_qlen < 1 || o->bulk_qlen > SS_MAX_QLEN ||
 	    o->iso_qlen < 1 || o->iso_qlen > SS_MAX_QLEN)
-		return USB_EINVAL;
+		return -USB_EINVAL;
 	return 0;
 }
 
@@ -180,8 +180,8 @@ static void ss_complete(struct usb_ep *ep, struct usb_request *req)
 			memset(req->buf, SS_STALE_BYTE, req->length);
 		}
 		break;
-	case USB_ESHUTDOWN:
-	case USB_ECONNABORTED:
+	case -USB_ESHUTDOWN:
+	case -USB_ECONNABORTED:
 		/* Endpoint disabled or device gone: the request rests in the
 		 * pool until the disable frees it. */
 		return;
@@ -236,21 +236,21 @@ static int ss_ep_start(struct f_sourcesink *ss, struct ss_ep *sep,
 
 	sep->reqs = calloc(qlen, sizeof(*sep->reqs));
 	if (!sep->reqs) {
-		ret = USB_ENOMEM;
+		ret = -USB_ENOMEM;
 		goto fail;
 	}
 	for (unsigned i = 0; i < qlen; i++) {
 		struct usb_request *req = usb_ep_alloc_request(sep->ep, GFP_ATOMIC);
 
 		if (!req) {
-			ret = USB_ENOMEM;
+			ret = -USB_ENOMEM;
 			goto fail;
 		}
 		sep->reqs[i] = req;
 		sep->nreqs = i + 1;
 		req->buf = malloc(size ? size : 1);
 		if (!req->buf) {
-			ret = USB_ENOMEM;
+			ret = -USB_ENOMEM;
 			goto fail;
 		}
 		req->length = size;
@@ -338,7 +338,7 @@ static int ss_set_alt(struct usb_function *f, unsigned interface, unsigned alt)
 
 	(void)interface;
 	if (alt > 1 || (alt == 1 && !ss->has_iso))
-		return USB_EINVAL;
+		return -USB_EINVAL;
 	/* SET_INTERFACE to the current alternate resets it too (and resyncs
 	 * the mod63 pattern), as on Linux. */
 	ss_stop_all(ss);
@@ -408,22 +408,22 @@ static int ss_setup(struct usb_function *f, const struct usb_ctrlrequest *ctrl)
 	int ret;
 
 	if (w_value || w_index || w_length > USB_COMP_EP0_BUFSIZ)
-		return USB_EOPNOTSUPP;
+		return -USB_EOPNOTSUPP;
 	switch (ctrl->bRequest) {
 	case GZERO_REQ_CTRL_WRITE:
 		if (ctrl->bRequestType != (USB_DIR_OUT | USB_TYPE_VENDOR))
-			return USB_EOPNOTSUPP;
+			return -USB_EOPNOTSUPP;
 		req->complete = ss_ctrl_write_complete;
 		ss->ctrl_write_pending = true;
 		break;
 	case GZERO_REQ_CTRL_READ:
 		if (ctrl->bRequestType != (USB_DIR_IN | USB_TYPE_VENDOR))
-			return USB_EOPNOTSUPP;
+			return -USB_EOPNOTSUPP;
 		memcpy(req->buf, ss->ctrl_buf, w_length);
 		req->complete = ss_ctrl_read_complete;
 		break;
 	default:
-		return USB_EOPNOTSUPP;
+		return -USB_EOPNOTSUPP;
 	}
 	req->context = ss;
 	req->length = w_length;
@@ -560,10 +560,10 @@ static int ss_bind(struct usb_configuration *c, struct usb_function *f)
 
 	ss->bulk_in.ep = usb_ep_autoconfig(gadget, &ss->fs_in);
 	if (!ss->bulk_in.ep)
-		return USB_ENODEV;
+		return -USB_ENODEV;
 	ss->bulk_out.ep = usb_ep_autoconfig(gadget, &ss->fs_out);
 	if (!ss->bulk_out.ep) {
-		ret = USB_ENODEV;
+		ret = -USB_ENODEV;
 		goto release_in;
 	}
 
@@ -631,14 +631,14 @@ int sourcesink_alloc(const struct f_ss_opts *opts, struct usb_function **out)
 	int ret;
 
 	if (!out)
-		return USB_EINVAL;
+		return -USB_EINVAL;
 	*out = NULL;
 	ret = f_ss_opts_check(opts);
 	if (ret)
 		return ret;
 	ss = calloc(1, sizeof(*ss));
 	if (!ss)
-		return USB_ENOMEM;
+		return -USB_ENOMEM;
 	ss->opts = *opts;
 	ss->cur_alt = -1;
 	atomic_init(&ss->stat_alt, -1);

@@ -1,0 +1,574 @@
+/*
+ * bot.c - Bulk-Only Transport and the worker loop: receiving and checking
+ * CBWs, the end of the data phase for the 13 host/device cases
+ * (finish_reply), the CSW, stalls and wedges, and exceptions (reset,
+ * configuration change, exit) that interrupt all of it.
+ *
+ * Portable C11: threads and locks only through msf_os.h. Touches the
+ * common object's transport state and its buffer ring; SCSI commands are
+ * scsi.c's, LUN state lun.c's.
+ */
+#include <string.h>
+
+#include "msf_internal.h"
+#include "msf_os.h"
+
+/* ---- sleeping and exceptions --------------------------------------------- */
+
+bool msf__exception_pending(struct fsg_common *common)
+{
+	return common->state > MSF_STATE_NORMAL;
+}
+
+int msf__sleep_locked(struct fsg_common *common, bool can_freeze)
+{
+	(void)can_freeze;
+	if (msf__exception_pending(common))
+		return USB_EINTR;
+	msf__os_wait(common->os);
+	return msf__exception_pending(common) ? USB_EINTR : 0;
+}
+
+int msf__wait_buf(struct fsg_common *common, struct msf__buffhd *bh,
+		  enum msf__buf_state state)
+{
+	int rc = 0;
+
+	msf__os_lock(common->os);
+	while (bh->state != state) {
+		rc = msf__sleep_locked(common, true);
+		if (rc)
+			break;
+	}
+	msf__os_unlock(common->os);
+	return rc;
+}
+
+void msf__raise_exception(struct fsg_common *common, enum msf__state state)
+{
+	msf__os_lock(common->os);
+	if (common->state < state) {
+		common->state = state;
+		msf__os_wake(common->os);
+	}
+	msf__os_unlock(common->os);
+}
+
+/* ---- requests ------------------------------------------------------------ */
+
+bool msf__start_in_transfer(struct fsg_common *common, struct msf__buffhd *bh)
+{
+	struct fsg_dev *fsg = common->fsg;
+	int rc;
+
+	if (!fsg)
+		return false;
+	msf__os_lock(common->os);
+	bh->inreq_busy = true;
+	bh->state = MSF_BUF_BUSY;
+	msf__os_unlock(common->os);
+	rc = usb_ep_queue(fsg->bulk_in, bh->inreq, GFP_ATOMIC);
+	if (rc) {
+		/* Not queued, so no completion: undo as if it had completed. */
+		msf__os_lock(common->os);
+		bh->inreq_busy = false;
+		bh->state = MSF_BUF_EMPTY;
+		msf__os_unlock(common->os);
+		return false;
+	}
+	return true;
+}
+
+bool msf__start_out_transfer(struct fsg_common *common, struct msf__buffhd *bh)
+{
+	struct fsg_dev *fsg = common->fsg;
+	int rc;
+
+	if (!fsg)
+		return false;
+	msf__os_lock(common->os);
+	bh->outreq_busy = true;
+	bh->state = MSF_BUF_BUSY;
+	msf__os_unlock(common->os);
+	rc = usb_ep_queue(fsg->bulk_out, bh->outreq, GFP_ATOMIC);
+	if (rc) {
+		msf__os_lock(common->os);
+		bh->outreq_busy = false;
+		bh->state = MSF_BUF_EMPTY;
+		msf__os_unlock(common->os);
+		return false;
+	}
+	return true;
+}
+
+void msf__set_bulk_out_req_length(struct fsg_common *common,
+				  struct msf__buffhd *bh, uint32_t length)
+{
+	uint32_t mp = common->bulk_out_maxpacket ? common->bulk_out_maxpacket : 512u;
+	uint32_t rem = length % mp;
+
+	bh->bulk_out_intended_length = length;
+	/* OUT requests are whole packets; buflen is a multiple of 512. */
+	if (rem)
+		length += mp - rem;
+	if (length > common->buflen)
+		length = common->buflen;
+	bh->outreq->length = length;
+	bh->outreq->short_not_ok = 0;
+}
+
+/*
+ * Halt bulk-IN after the data queued on it went out: the backend refuses
+ * (USB_EAGAIN) while IN requests are queued, so wait for them.
+ */
+int msf__halt_bulk_in(struct fsg_common *common)
+{
+	struct fsg_dev *fsg = common->fsg;
+	int rc;
+
+	if (!fsg)
+		return USB_ESHUTDOWN;
+	for (;;) {
+		bool busy = false;
+
+		msf__os_lock(common->os);
+		for (unsigned i = 0; i < common->fsg_num_buffers; i++)
+			busy |= common->buffhds[i].inreq_busy;
+		while (busy) {
+			rc = msf__sleep_locked(common, true);
+			if (rc) {
+				msf__os_unlock(common->os);
+				return rc;
+			}
+			busy = false;
+			for (unsigned i = 0; i < common->fsg_num_buffers; i++)
+				busy |= common->buffhds[i].inreq_busy;
+		}
+		msf__os_unlock(common->os);
+		rc = usb_ep_set_halt(fsg->bulk_in);
+		if (rc != USB_EAGAIN)
+			return rc;
+	}
+}
+
+int msf__halt_bulk_out(struct fsg_common *common)
+{
+	if (!common->fsg)
+		return USB_ESHUTDOWN;
+	return usb_ep_set_halt(common->fsg->bulk_out);
+}
+
+/* An invalid CBW: both bulk endpoints stay halted until Reset Recovery. */
+static void wedge_bulk_endpoints(struct fsg_common *common)
+{
+	struct fsg_dev *fsg = common->fsg;
+	int rc;
+
+	if (!fsg)
+		return;
+	(void)usb_ep_set_wedge(fsg->bulk_out);
+	do {
+		/* No IN request is queued between commands; retry if racing. */
+		rc = usb_ep_set_wedge(fsg->bulk_in);
+		if (rc == USB_EAGAIN && msf__halt_bulk_in(common) == USB_EINTR)
+			return;
+	} while (rc == USB_EAGAIN);
+}
+
+/* ---- command phase -------------------------------------------------------- */
+
+/* Check a received CBW and take the command out of it. */
+static int received_cbw(struct fsg_common *common, struct msf__buffhd *bh)
+{
+	struct usb_request *req = bh->outreq;
+	const uint8_t *cbw = req->buf;
+	uint8_t flags, lun, cblen;
+
+	/* Was this a real packet? Should it be ignored? */
+	if (req->status || !common->fsg)
+		return USB_EINVAL;
+
+	/* Valid: exactly 31 bytes with the signature (BOT 6.2.1). */
+	if (req->actual != MSF_CBW_LEN || usb_get_le32(cbw) != MSF_CBW_SIGNATURE) {
+		wedge_bulk_endpoints(common);
+		return USB_EINVAL;
+	}
+
+	/* Meaningful: no reserved bits, a LUN, a CDB of 1..16 bytes (6.2.2). */
+	flags = cbw[12];
+	lun = cbw[13];
+	cblen = cbw[14];
+	if ((lun & 0xf0u) || (flags & ~MSF_CBW_FLAG_IN) || (cblen & 0xe0u) ||
+	    cblen < 1 || cblen > MSF_MAX_CDB) {
+		if (common->can_stall)
+			wedge_bulk_endpoints(common);
+		return USB_EINVAL;
+	}
+
+	common->cmnd_size = cblen;
+	memcpy(common->cmnd, cbw + 15, MSF_MAX_CDB);
+	common->data_size = usb_get_le32(cbw + 8);
+	if (common->data_size == 0)
+		common->data_dir = MSF_DIR_NONE;
+	else if (flags & MSF_CBW_FLAG_IN)
+		common->data_dir = MSF_DIR_TO_HOST;
+	else
+		common->data_dir = MSF_DIR_FROM_HOST;
+	common->tag = usb_get_le32(cbw + 4);
+	common->lun = lun;
+	common->curlun = lun < common->nluns ? &common->luns[lun] : NULL;
+	return 0;
+}
+
+static int get_next_command(struct fsg_common *common)
+{
+	struct msf__buffhd *bh = common->next_buffhd_to_fill;
+	int rc;
+
+	rc = msf__wait_buf(common, bh, MSF_BUF_EMPTY);
+	if (rc)
+		return rc;
+
+	/* Queue a request for the CBW (a whole packet: see BOT 6.2). */
+	msf__set_bulk_out_req_length(common, bh, MSF_CBW_LEN);
+	if (!msf__start_out_transfer(common, bh)) {
+		/* Disconnected: an exception is on its way; do not spin. */
+		msf__os_lock(common->os);
+		(void)msf__sleep_locked(common, true);
+		msf__os_unlock(common->os);
+		return USB_EIO;
+	}
+
+	rc = msf__wait_buf(common, bh, MSF_BUF_FULL);
+	if (rc)
+		return rc;
+	rc = received_cbw(common, bh);
+	msf__os_lock(common->os);
+	bh->state = MSF_BUF_EMPTY;
+	msf__os_unlock(common->os);
+	return rc;
+}
+
+/* ---- data phase end and status ------------------------------------------- */
+
+/* Read and drop the OUT data the host still sends (cases 9, 11). */
+static int throw_away_data(struct fsg_common *common)
+{
+	struct msf__buffhd *bh, *bh2;
+	uint32_t amount;
+	int rc;
+
+	for (;;) {
+		bh = common->next_buffhd_to_drain;
+		if (bh->state == MSF_BUF_EMPTY && common->usb_amount_left == 0 &&
+		    !bh->outreq_busy)
+			return 0;
+
+		/* Keep requests queued while there is more to come. */
+		bh2 = common->next_buffhd_to_fill;
+		if (bh2->state == MSF_BUF_EMPTY && common->usb_amount_left > 0) {
+			amount = common->usb_amount_left < common->buflen ?
+				 common->usb_amount_left : common->buflen;
+			msf__set_bulk_out_req_length(common, bh2, amount);
+			if (!msf__start_out_transfer(common, bh2))
+				return USB_EIO;
+			common->next_buffhd_to_fill = bh2->next;
+			common->usb_amount_left -= amount;
+			continue;
+		}
+
+		rc = msf__wait_buf(common, bh, MSF_BUF_FULL);
+		if (rc)
+			return rc;
+		msf__os_lock(common->os);
+		bh->state = MSF_BUF_EMPTY;
+		msf__os_unlock(common->os);
+		common->next_buffhd_to_drain = bh->next;
+
+		/* A short packet or an error ends the data phase. */
+		if (bh->outreq->actual < bh->bulk_out_intended_length ||
+		    bh->outreq->status) {
+			msf__raise_exception(common, MSF_STATE_ABORT_BULK_OUT);
+			return USB_EINTR;
+		}
+	}
+}
+
+/*
+ * End the data phase (Linux's finish_reply): send the last IN buffer and
+ * stall if the host wanted more (cases 4, 5, 8), or take the OUT data the
+ * command did not use (9, 11) or stall bulk-OUT for a direction
+ * conflict (10).
+ */
+static int finish_reply(struct fsg_common *common)
+{
+	struct msf__buffhd *bh = common->next_buffhd_to_fill;
+	int rc = 0;
+
+	switch (common->data_dir) {
+	case MSF_DIR_NONE:
+		break;
+
+	case MSF_DIR_TO_HOST:
+		if (common->data_size == 0)
+			break;
+		if (!common->fsg)
+			return USB_EIO;
+		if (common->residue == 0) {
+			bh->inreq->zero = 0;
+			if (!msf__start_in_transfer(common, bh))
+				return USB_EIO;
+			common->next_buffhd_to_fill = bh->next;
+			break;
+		}
+		/*
+		 * Short reply: end the data with a short packet, then stall
+		 * so the host does not wait for the rest (BOT 6.7.2).
+		 */
+		bh->inreq->zero = 1;
+		if (!msf__start_in_transfer(common, bh))
+			rc = USB_EIO;
+		common->next_buffhd_to_fill = bh->next;
+		if (common->can_stall)
+			rc = msf__halt_bulk_in(common);
+		break;
+
+	case MSF_DIR_FROM_HOST:
+		if (common->residue == 0)
+			break;
+		if (common->short_packet_received) {
+			/* The host ended early: cancel what is still queued. */
+			msf__raise_exception(common, MSF_STATE_ABORT_BULK_OUT);
+			return USB_EINTR;
+		}
+		if (common->phase_error && common->can_stall &&
+		    common->usb_amount_left == common->data_size) {
+			/*
+			 * Case 10 (host sends, device wanted to send) or 13's
+			 * cousin: nothing was taken; stall bulk-OUT as BOT
+			 * 6.7.3 says. The host recovers with Reset Recovery.
+			 */
+			rc = msf__halt_bulk_out(common);
+			break;
+		}
+		/*
+		 * Excess data (cases 9, 11): read and drop it instead of
+		 * stalling - a stall could race with packets the controller
+		 * already acknowledged (as Linux does).
+		 */
+		rc = throw_away_data(common);
+		break;
+	}
+	return rc;
+}
+
+static void send_status(struct fsg_common *common)
+{
+	struct msf__buffhd *bh = common->next_buffhd_to_fill;
+	struct msf__lun *curlun = common->curlun;
+	uint8_t *csw;
+	uint8_t status = MSF_CSW_PASSED;
+	uint32_t sd;
+
+	if (msf__wait_buf(common, bh, MSF_BUF_EMPTY))
+		return;
+
+	msf__os_file_lock(common->os);
+	if (curlun)
+		sd = curlun->sense_data;
+	else if (common->bad_lun_okay)
+		sd = SS_NO_SENSE;
+	else
+		sd = SS_LOGICAL_UNIT_NOT_SUPPORTED;
+	msf__os_file_unlock(common->os);
+
+	if (common->phase_error)
+		status = MSF_CSW_PHASE_ERROR;
+	else if (sd != SS_NO_SENSE)
+		status = MSF_CSW_FAILED;
+
+	csw = bh->buf;
+	usb_put_le32(csw, MSF_CSW_SIGNATURE);
+	usb_put_le32(csw + 4, common->tag);
+	usb_put_le32(csw + 8, common->residue);
+	csw[12] = status;
+
+	bh->inreq->length = MSF_CSW_LEN;
+	bh->inreq->zero = 0;
+	if (msf__start_in_transfer(common, bh))
+		common->next_buffhd_to_fill = bh->next;
+}
+
+/* ---- exceptions ------------------------------------------------------------ */
+
+static void handle_exception(struct fsg_common *common)
+{
+	struct fsg_dev *fsg = common->fsg;
+	enum msf__state old_state;
+	struct fsg_dev *new_fsg;
+	bool continue_ep0;
+	unsigned i;
+
+	/* Cancel every transfer in flight and wait until they are back. */
+	if (fsg) {
+		for (i = 0; i < common->fsg_num_buffers; i++) {
+			struct msf__buffhd *bh = &common->buffhds[i];
+			bool in_busy, out_busy;
+
+			msf__os_lock(common->os);
+			in_busy = bh->inreq_busy;
+			out_busy = bh->outreq_busy;
+			msf__os_unlock(common->os);
+			if (in_busy)
+				(void)usb_ep_dequeue(fsg->bulk_in, bh->inreq);
+			if (out_busy)
+				(void)usb_ep_dequeue(fsg->bulk_out, bh->outreq);
+		}
+		msf__os_lock(common->os);
+		for (;;) {
+			bool busy = false;
+
+			for (i = 0; i < common->fsg_num_buffers; i++)
+				busy |= common->buffhds[i].inreq_busy ||
+					common->buffhds[i].outreq_busy;
+			if (!busy)
+				break;
+			msf__os_wait(common->os);
+		}
+		msf__os_unlock(common->os);
+		if (fsg->bulk_in_enabled)
+			usb_ep_fifo_flush(fsg->bulk_in);
+		if (fsg->bulk_out_enabled)
+			usb_ep_fifo_flush(fsg->bulk_out);
+	}
+
+	/* Reset the ring, the command state and the exception. */
+	msf__os_file_lock(common->os);
+	msf__os_lock(common->os);
+	for (i = 0; i < common->fsg_num_buffers; i++)
+		common->buffhds[i].state = MSF_BUF_EMPTY;
+	common->next_buffhd_to_fill = &common->buffhds[0];
+	common->next_buffhd_to_drain = &common->buffhds[0];
+	new_fsg = common->new_fsg;
+	old_state = common->state;
+	if (old_state != MSF_STATE_EXIT && old_state != MSF_STATE_TERMINATED)
+		common->state = MSF_STATE_NORMAL;
+	continue_ep0 = common->ep0_delayed &&
+		       (old_state == MSF_STATE_PROTOCOL_RESET ||
+			(old_state == MSF_STATE_CONFIG_CHANGE && new_fsg));
+	if (continue_ep0)
+		common->ep0_delayed = false;
+	msf__os_unlock(common->os);
+
+	if (old_state != MSF_STATE_ABORT_BULK_OUT) {
+		for (i = 0; i < common->nluns; i++) {
+			struct msf__lun *lun = &common->luns[i];
+
+			lun->prevent_medium_removal = false;
+			lun->sense_data = SS_NO_SENSE;
+			lun->sense_data_info = 0;
+			lun->info_valid = false;
+			/* A pending MEDIUM CHANGED survives a BOT reset. */
+		}
+	}
+	msf__os_file_unlock(common->os);
+
+	switch (old_state) {
+	case MSF_STATE_NORMAL:
+		break;
+	case MSF_STATE_ABORT_BULK_OUT:
+		/* The host ended the data early: the CSW is still owed. */
+		send_status(common);
+		break;
+	case MSF_STATE_PROTOCOL_RESET:
+		/*
+		 * Bulk-Only Mass Storage Reset: the next CBW may come. The
+		 * wedge from an invalid CBW ends here; the host's
+		 * CLEAR_FEATURE(HALT) that follows finds the endpoints clear.
+		 */
+		if (common->fsg) {
+			(void)usb_ep_clear_halt(common->fsg->bulk_in);
+			(void)usb_ep_clear_halt(common->fsg->bulk_out);
+		}
+		break;
+	case MSF_STATE_CONFIG_CHANGE:
+		(void)msf__do_set_interface(common, new_fsg);
+		break;
+	case MSF_STATE_EXIT:
+	case MSF_STATE_TERMINATED:
+		(void)msf__do_set_interface(common, NULL);
+		msf__os_lock(common->os);
+		common->state = MSF_STATE_TERMINATED;
+		msf__os_unlock(common->os);
+		break;
+	}
+	if (continue_ep0)
+		usb_composite_setup_continue(common->cdev);
+}
+
+/* ---- the worker ------------------------------------------------------------ */
+
+void msf__worker_main(struct fsg_common *common)
+{
+	bool free_it;
+
+	for (;;) {
+		bool terminated, running, pending;
+
+		msf__os_lock(common->os);
+		terminated = common->state == MSF_STATE_TERMINATED;
+		pending = msf__exception_pending(common);
+		running = common->running;
+		if (!terminated && !pending && !running)
+			msf__os_wait(common->os);
+		msf__os_unlock(common->os);
+		if (terminated)
+			break;
+		if (pending) {
+			handle_exception(common);
+			continue;
+		}
+		if (!running)
+			continue;
+
+		if (get_next_command(common) || msf__exception_pending(common))
+			continue;
+		if (msf__do_scsi_command(common) || msf__exception_pending(common))
+			continue;
+		if (finish_reply(common) || msf__exception_pending(common))
+			continue;
+		send_status(common);
+	}
+
+	/* Close every medium so its filesystem can be unmounted. */
+	msf__os_file_lock(common->os);
+	for (unsigned i = 0; i < common->nluns; i++)
+		msf__lun_close(&common->luns[i]);
+	msf__os_file_unlock(common->os);
+
+	msf__os_lock(common->os);
+	common->worker_done = true;
+	free_it = common->free_by_worker;
+	msf__os_wake(common->os);
+	msf__os_unlock(common->os);
+
+	/* Stopped on its own (a signal): tell the driver. */
+	msf__os_lock(common->os);
+	free_it = common->releasing;
+	msf__os_unlock(common->os);
+	if (!free_it && common->ops && common->ops->thread_exits)
+		(void)common->ops->thread_exits(common);
+
+	/*
+	 * thread_exits may have dropped the last reference (through
+	 * usb_composite_unregister()): the release then left the freeing to
+	 * this thread, which must not be joined by itself.
+	 */
+	msf__os_lock(common->os);
+	free_it = common->free_by_worker;
+	msf__os_unlock(common->os);
+	if (free_it) {
+		msf__os_thread_detach(common->os);
+		msf__common_free(common);
+	}
+}

@@ -1,0 +1,820 @@
+/*
+ * scsi.c - the SCSI command set of a logical unit: command checking (the
+ * host/device reconciliation of BOT's 13 cases, LUN, unit attention and
+ * CDB field checks), the dispatch table, and every command that answers
+ * from LUN state (INQUIRY with VPD pages, REQUEST SENSE, MODE SENSE/SELECT,
+ * capacities, START STOP, PREVENT ALLOW, READ TOC, READ HEADER).
+ * Media access (READ/WRITE/VERIFY/SYNCHRONIZE CACHE) is in scsi_rw.c.
+ *
+ * Portable C11. Runs in the worker with the file lock held; writes the
+ * single reply buffer and the current LUN's sense.
+ */
+#include <string.h>
+
+#include "msf_internal.h"
+#include "msf_os.h"
+
+/* Operation codes. */
+#define SC_TEST_UNIT_READY 0x00
+#define SC_REQUEST_SENSE 0x03
+#define SC_FORMAT_UNIT 0x04
+#define SC_READ_6 0x08
+#define SC_WRITE_6 0x0a
+#define SC_INQUIRY 0x12
+#define SC_MODE_SELECT_6 0x15
+#define SC_RESERVE 0x16
+#define SC_RELEASE 0x17
+#define SC_MODE_SENSE_6 0x1a
+#define SC_START_STOP_UNIT 0x1b
+#define SC_SEND_DIAGNOSTIC 0x1d
+#define SC_PREVENT_ALLOW_MEDIUM_REMOVAL 0x1e
+#define SC_READ_FORMAT_CAPACITIES 0x23
+#define SC_READ_CAPACITY 0x25
+#define SC_READ_10 0x28
+#define SC_WRITE_10 0x2a
+#define SC_VERIFY_10 0x2f
+#define SC_SYNCHRONIZE_CACHE 0x35
+#define SC_READ_TOC 0x43
+#define SC_READ_HEADER 0x44
+#define SC_MODE_SELECT_10 0x55
+#define SC_MODE_SENSE_10 0x5a
+#define SC_READ_16 0x88
+#define SC_WRITE_16 0x8a
+#define SC_SERVICE_ACTION_IN_16 0x9e
+#define SC_READ_12 0xa8
+#define SC_WRITE_12 0xaa
+
+#define SAI_READ_CAPACITY_16 0x10
+
+/* Handlers return a reply length, or one of these. */
+#define REPLY_FAILED USB_EINVAL		/* sense set, no data */
+#define REPLY_DONE USB_EIO		/* the handler set up the buffers itself */
+
+/* Set the current LUN's sense (no INFORMATION field). */
+static void fail(struct fsg_common *common, uint32_t sense)
+{
+	if (common->curlun)
+		msf__lun_set_sense(common->curlun, sense, 0, false);
+}
+
+int msf__check_command(struct fsg_common *common, unsigned cmnd_size,
+		       enum msf__data_dir data_dir, uint32_t mask,
+		       bool needs_medium)
+{
+	struct msf__lun *curlun = common->curlun;
+
+	/* No data in the command means no data phase from the device. */
+	if (common->data_size_from_cmnd == 0)
+		data_dir = MSF_DIR_NONE;
+	/* Host expects less than the device means (cases 2, 3, 7, 13). */
+	if (common->data_size < common->data_size_from_cmnd) {
+		common->data_size_from_cmnd = common->data_size;
+		common->phase_error = true;
+	}
+	common->residue = common->data_size;
+	common->usb_amount_left = common->data_size;
+
+	/* Directions that disagree (cases 8, 10) are a phase error. */
+	if (common->data_dir != data_dir && common->data_size_from_cmnd) {
+		common->phase_error = true;
+		return USB_EINVAL;
+	}
+
+	/*
+	 * The CDB length: hosts get it wrong (Windows sends REQUEST SENSE
+	 * with 12, some consoles INQUIRY with 10). Accept a longer one, as
+	 * Linux does; a shorter one lacks bytes the command needs.
+	 */
+	if (cmnd_size != common->cmnd_size) {
+		if (cmnd_size > common->cmnd_size) {
+			common->phase_error = true;
+			return USB_EINVAL;
+		}
+		cmnd_size = common->cmnd_size;
+	}
+
+	if (curlun) {
+		if (common->cmnd[0] != SC_REQUEST_SENSE)
+			msf__lun_set_sense(curlun, SS_NO_SENSE, 0, false);
+	} else {
+		/* Only INQUIRY and REQUEST SENSE may address a missing LUN. */
+		common->bad_lun_okay = false;
+		if (common->cmnd[0] != SC_INQUIRY && common->cmnd[0] != SC_REQUEST_SENSE)
+			return USB_EINVAL;
+	}
+
+	/* A unit attention fails everything but INQUIRY and REQUEST SENSE. */
+	if (curlun && curlun->unit_attention_data != SS_NO_SENSE &&
+	    common->cmnd[0] != SC_INQUIRY && common->cmnd[0] != SC_REQUEST_SENSE) {
+		msf__lun_set_sense(curlun, curlun->unit_attention_data, 0, false);
+		curlun->unit_attention_data = SS_NO_SENSE;
+		return USB_EINVAL;
+	}
+
+	/* Only the bytes in @mask may be non-zero (LUN bits of byte 1 aside). */
+	common->cmnd[1] &= 0x1f;
+	for (unsigned i = 1; i < cmnd_size && i < MSF_MAX_CDB; i++) {
+		if (common->cmnd[i] && !(mask & (1u << i))) {
+			fail(common, SS_INVALID_FIELD_IN_CDB);
+			return USB_EINVAL;
+		}
+	}
+
+	if (curlun && needs_medium && !msf__lun_is_open(curlun)) {
+		fail(common, SS_MEDIUM_NOT_PRESENT);
+		return USB_EINVAL;
+	}
+	return 0;
+}
+
+/* ---- commands answered from LUN state --------------------------------- */
+
+static void pad_copy(uint8_t *dst, const char *src, size_t n)
+{
+	size_t len = strlen(src);
+
+	memset(dst, ' ', n);
+	memcpy(dst, src, len < n ? len : n);
+}
+
+static int do_inquiry(struct fsg_common *common, uint8_t *buf)
+{
+	struct msf__lun *curlun = common->curlun;
+	uint8_t type, page;
+	size_t n;
+
+	if (!curlun) {
+		/* Peripheral qualifier 3, no device type: nothing here. */
+		common->bad_lun_okay = true;
+		memset(buf, 0, 36);
+		buf[0] = 0x7f;
+		buf[4] = 31;
+		return 36;
+	}
+	type = curlun->cdrom ? 0x05 : 0x00;
+	page = common->cmnd[2];
+
+	if (!(common->cmnd[1] & 0x01)) {
+		if (page != 0 || (common->cmnd[1] & ~0x01u)) {
+			fail(common, SS_INVALID_FIELD_IN_CDB);
+			return REPLY_FAILED;
+		}
+		memset(buf, 0, 36);
+		buf[0] = type;
+		buf[1] = curlun->removable ? 0x80 : 0;
+		buf[2] = 2;		/* SCSI-2 level, as Linux reports */
+		buf[3] = 2;		/* response data format */
+		buf[4] = 31;		/* additional length */
+		memcpy(buf + 8, curlun->inquiry_string, FSG_INQUIRY_STRING_LEN);
+		return 36;
+	}
+
+	/* Vital product data. */
+	memset(buf, 0, 8);
+	buf[0] = type;
+	buf[1] = page;
+	switch (page) {
+	case 0x00:	/* supported pages */
+		buf[3] = 3;
+		buf[4] = 0x00;
+		buf[5] = 0x80;
+		buf[6] = 0x83;
+		return 7;
+	case 0x80:	/* unit serial number */
+		n = strlen(curlun->serial);
+		buf[3] = (uint8_t)n;
+		memcpy(buf + 4, curlun->serial, n);
+		return (int)(4 + n);
+	case 0x83:	/* device identification: one T10 vendor id designator */
+		n = strlen(curlun->serial);
+		buf[4] = 0x02;	/* code set ASCII */
+		buf[5] = 0x01;	/* association: the LUN; type: T10 vendor id */
+		buf[6] = 0;
+		buf[7] = (uint8_t)(FSG_VENDOR_LEN + FSG_PRODUCT_LEN + n);
+		memcpy(buf + 8, curlun->inquiry_string, FSG_VENDOR_LEN + FSG_PRODUCT_LEN);
+		memcpy(buf + 8 + FSG_VENDOR_LEN + FSG_PRODUCT_LEN, curlun->serial, n);
+		msf__put_be16(buf + 2, (uint16_t)(4 + buf[7]));
+		return 4 + 4 + buf[7];
+	default:
+		fail(common, SS_INVALID_FIELD_IN_CDB);
+		return REPLY_FAILED;
+	}
+}
+
+static int do_request_sense(struct fsg_common *common, uint8_t *buf)
+{
+	struct msf__lun *curlun = common->curlun;
+	uint32_t sd, sdinfo = 0;
+	bool valid = false;
+
+	if (!curlun) {
+		common->bad_lun_okay = true;
+		sd = SS_LOGICAL_UNIT_NOT_SUPPORTED;
+	} else {
+		sd = curlun->sense_data;
+		sdinfo = curlun->sense_data_info;
+		valid = curlun->info_valid;
+		/* Reading the sense clears it (SPC-4 5.12). */
+		msf__lun_set_sense(curlun, SS_NO_SENSE, 0, false);
+	}
+	/* Fixed format, 18 bytes, with the INFORMATION field. */
+	memset(buf, 0, 18);
+	buf[0] = (uint8_t)(0x70 | (valid ? 0x80 : 0));
+	buf[2] = MSF_SK(sd);
+	msf__put_be32(buf + 3, sdinfo);
+	buf[7] = 18 - 8;
+	buf[12] = MSF_ASC(sd);
+	buf[13] = MSF_ASCQ(sd);
+	return 18;
+}
+
+/* The caching mode page (SBC-3 6.4.5); @changeable: the changeable mask. */
+static size_t caching_page(const struct msf__lun *curlun, uint8_t *buf, bool changeable)
+{
+	memset(buf, 0, 20);
+	buf[0] = 0x08;
+	buf[1] = 0x12;
+	if (changeable) {
+		buf[2] = 0x04;			/* WCE may be changed */
+		return 20;
+	}
+	buf[2] = curlun->wce ? 0x04 : 0x00;	/* read cache enabled */
+	msf__put_be16(buf + 4, 0xffff);	/* disable prefetch length */
+	msf__put_be16(buf + 8, 0xffff);	/* maximum prefetch */
+	msf__put_be16(buf + 10, 0xffff);	/* maximum prefetch ceiling */
+	return 20;
+}
+
+static int do_mode_sense(struct fsg_common *common, uint8_t *buf, bool ten)
+{
+	struct msf__lun *curlun = common->curlun;
+	unsigned pc = common->cmnd[2] >> 6;
+	unsigned page = common->cmnd[2] & 0x3f;
+	size_t hdr = ten ? 8 : 4, len;
+
+	if ((common->cmnd[1] & ~0x08u) != 0) {	/* only DBD */
+		fail(common, SS_INVALID_FIELD_IN_CDB);
+		return REPLY_FAILED;
+	}
+	if (pc == 3) {
+		fail(common, SS_SAVING_PARAMETERS_NOT_SUPPORTED);
+		return REPLY_FAILED;
+	}
+	if (ten && common->cmnd[3] != 0) {	/* subpages */
+		fail(common, SS_INVALID_FIELD_IN_CDB);
+		return REPLY_FAILED;
+	}
+	if (page != 0x08 && page != 0x3f) {
+		fail(common, SS_INVALID_FIELD_IN_CDB);
+		return REPLY_FAILED;
+	}
+
+	/* No block descriptors; device-specific parameter: the WP bit. */
+	memset(buf, 0, hdr);
+	len = hdr + caching_page(curlun, buf + hdr, pc == 1);
+	if (ten) {
+		msf__put_be16(buf, (uint16_t)(len - 2));
+		buf[3] = curlun->ro ? 0x80 : 0;
+	} else {
+		buf[0] = (uint8_t)(len - 1);
+		buf[2] = curlun->ro ? 0x80 : 0;
+	}
+	return (int)len;
+}
+
+/*
+ * MODE SELECT: the only changeable value is WCE of the caching page; any
+ * other difference from what MODE SENSE reports is refused.
+ */
+static int do_mode_select(struct fsg_common *common, struct msf__buffhd *bh, bool ten)
+{
+	struct msf__lun *curlun = common->curlun;
+	uint8_t cur[20];
+	const uint8_t *p = bh->buf;
+	uint32_t got = 0, hdr = ten ? 8 : 4, bdl, off;
+	int rc;
+
+	if (common->cmnd[1] & 0x01) {
+		fail(common, SS_SAVING_PARAMETERS_NOT_SUPPORTED);
+		return REPLY_FAILED;
+	}
+	if (common->data_size_from_cmnd == 0)
+		return 0;
+	if (!(common->cmnd[1] & 0x10)) {	/* vendor-specific format */
+		fail(common, SS_INVALID_FIELD_IN_CDB);
+		return REPLY_FAILED;
+	}
+	if (common->data_size_from_cmnd > common->buflen) {
+		fail(common, SS_PARAMETER_LIST_LENGTH_ERROR);
+		return REPLY_FAILED;
+	}
+	rc = msf__receive_data(common, bh, &got);
+	if (rc)
+		return rc;
+	if (got < common->data_size_from_cmnd || got < hdr) {
+		fail(common, SS_PARAMETER_LIST_LENGTH_ERROR);
+		return REPLY_FAILED;
+	}
+	bdl = ten ? msf__get_be16(p + 6) : p[3];
+	if ((bdl != 0 && bdl != 8) || hdr + bdl > got) {
+		fail(common, SS_INVALID_FIELD_IN_PARAMETER_LIST);
+		return REPLY_FAILED;
+	}
+	if (bdl == 8) {
+		uint32_t nblocks = msf__get_be32(p + hdr);
+		uint32_t blen = ((uint32_t)p[hdr + 5] << 16) | ((uint32_t)p[hdr + 6] << 8) | p[hdr + 7];
+		uint64_t have = curlun->num_sectors > 0xffffffffu ? 0xffffffffu : curlun->num_sectors;
+
+		if (blen != curlun->blksize || (nblocks != 0 && nblocks != have)) {
+			fail(common, SS_INVALID_FIELD_IN_PARAMETER_LIST);
+			return REPLY_FAILED;
+		}
+	}
+	for (off = hdr + bdl; off < got;) {
+		uint32_t plen;
+
+		if (off + 2 > got || (p[off] & 0x3f) != 0x08 || p[off + 1] != 0x12 ||
+		    off + 20 > got) {
+			fail(common, SS_INVALID_FIELD_IN_PARAMETER_LIST);
+			return REPLY_FAILED;
+		}
+		caching_page(curlun, cur, false);
+		cur[2] = (uint8_t)((cur[2] & ~0x04u) | (p[off + 2] & 0x04u));
+		if ((p[off] & 0x80) || memcmp(cur + 1, p + off + 1, 19) != 0) {
+			fail(common, SS_INVALID_FIELD_IN_PARAMETER_LIST);
+			return REPLY_FAILED;
+		}
+		curlun->wce = (p[off + 2] & 0x04) != 0;
+		plen = 20;
+		off += plen;
+	}
+	return 0;
+}
+
+static int do_start_stop(struct fsg_common *common)
+{
+	struct msf__lun *curlun = common->curlun;
+	bool loej = common->cmnd[4] & 0x02, start = common->cmnd[4] & 0x01;
+
+	if (!curlun->removable) {
+		fail(common, SS_INVALID_COMMAND);
+		return REPLY_FAILED;
+	}
+	/* IMMED only in byte 1; no power conditions in byte 4. */
+	if ((common->cmnd[1] & ~0x01u) || (common->cmnd[4] & ~0x03u)) {
+		fail(common, SS_INVALID_FIELD_IN_CDB);
+		return REPLY_FAILED;
+	}
+	if (!start) {
+		if (curlun->prevent_medium_removal) {
+			fail(common, SS_MEDIUM_REMOVAL_PREVENTED);
+			return REPLY_FAILED;
+		}
+		if (loej)
+			msf__lun_close(curlun);	/* the host ejects */
+		return 0;
+	}
+	/* Start (with or without load): the medium must be there. */
+	if (!msf__lun_is_open(curlun)) {
+		fail(common, SS_MEDIUM_NOT_PRESENT);
+		return REPLY_FAILED;
+	}
+	return 0;
+}
+
+static int do_prevent_allow(struct fsg_common *common)
+{
+	struct msf__lun *curlun = common->curlun;
+	bool prevent;
+
+	if (!curlun->removable) {
+		fail(common, SS_INVALID_COMMAND);
+		return REPLY_FAILED;
+	}
+	if (common->cmnd[4] & ~0x01u) {
+		fail(common, SS_INVALID_FIELD_IN_CDB);
+		return REPLY_FAILED;
+	}
+	prevent = common->cmnd[4] & 0x01;
+	/* Allowing removal: make what was written durable first. */
+	if (curlun->prevent_medium_removal && !prevent && curlun->be &&
+	    curlun->be->ops->flush)
+		(void)curlun->be->ops->flush(curlun->be);
+	curlun->prevent_medium_removal = prevent;
+	return 0;
+}
+
+static int do_read_format_capacities(struct fsg_common *common, uint8_t *buf)
+{
+	struct msf__lun *curlun = common->curlun;
+	uint64_t n = curlun->num_sectors;
+
+	memset(buf, 0, 12);
+	buf[3] = 8;					/* capacity list length */
+	msf__put_be32(buf + 4, n > 0xffffffffu ? 0xffffffffu : (uint32_t)n);
+	buf[8] = 0x02;					/* formatted media */
+	buf[9] = (uint8_t)(curlun->blksize >> 16);
+	buf[10] = (uint8_t)(curlun->blksize >> 8);
+	buf[11] = (uint8_t)curlun->blksize;
+	return 12;
+}
+
+static int do_read_capacity(struct fsg_common *common, uint8_t *buf)
+{
+	struct msf__lun *curlun = common->curlun;
+	uint32_t lba = msf__get_be32(common->cmnd + 2);
+	unsigned pmi = common->cmnd[8];
+	uint64_t last = curlun->num_sectors - 1;
+
+	if (pmi > 1 || (pmi == 0 && lba != 0)) {
+		fail(common, SS_INVALID_FIELD_IN_CDB);
+		return REPLY_FAILED;
+	}
+	/* Too big for 32 bits: 0xffffffff sends the host to the 16-byte form. */
+	msf__put_be32(buf, last > 0xfffffffeu ? 0xffffffffu : (uint32_t)last);
+	msf__put_be32(buf + 4, curlun->blksize);
+	return 8;
+}
+
+static int do_read_capacity_16(struct fsg_common *common, uint8_t *buf)
+{
+	struct msf__lun *curlun = common->curlun;
+	uint64_t lba = msf__get_be64(common->cmnd + 2);
+
+	if ((common->cmnd[14] & 0x01) == 0 && lba != 0) {
+		fail(common, SS_INVALID_FIELD_IN_CDB);
+		return REPLY_FAILED;
+	}
+	memset(buf, 0, 32);
+	msf__put_be64(buf, curlun->num_sectors - 1);
+	msf__put_be32(buf + 8, curlun->blksize);
+	return 32;
+}
+
+/* CD addresses: LBA, or minutes/seconds/frames with the 2-second lead-in. */
+static void store_cdrom_address(uint8_t *dest, bool msf, uint64_t addr)
+{
+	if (msf) {
+		uint64_t a = addr + 150;
+
+		if (a > 99u * 60u * 75u + 59u * 75u + 74u)	/* beyond 99:59:74 */
+			a = 99u * 60u * 75u + 59u * 75u + 74u;
+		dest[0] = 0;
+		dest[1] = (uint8_t)(a / (60 * 75));
+		dest[2] = (uint8_t)((a / 75) % 60);
+		dest[3] = (uint8_t)(a % 75);
+	} else {
+		msf__put_be32(dest, addr > 0xffffffffu ? 0xffffffffu : (uint32_t)addr);
+	}
+}
+
+static int do_read_header(struct fsg_common *common, uint8_t *buf)
+{
+	struct msf__lun *curlun = common->curlun;
+	bool msf = common->cmnd[1] & 0x02;
+	uint32_t lba = msf__get_be32(common->cmnd + 2);
+
+	if (common->cmnd[1] & ~0x02u) {
+		fail(common, SS_INVALID_FIELD_IN_CDB);
+		return REPLY_FAILED;
+	}
+	if (lba >= curlun->num_sectors) {
+		fail(common, SS_LOGICAL_BLOCK_ADDRESS_OUT_OF_RANGE);
+		return REPLY_FAILED;
+	}
+	memset(buf, 0, 8);
+	buf[0] = 0x01;		/* data mode 1: 2048 bytes of user data */
+	store_cdrom_address(buf + 4, msf, lba);
+	return 8;
+}
+
+static int do_read_toc(struct fsg_common *common, uint8_t *buf)
+{
+	struct msf__lun *curlun = common->curlun;
+	bool msf = common->cmnd[1] & 0x02;
+	unsigned start_track = common->cmnd[6];
+	unsigned format = common->cmnd[2] & 0x0f;
+	uint8_t *q;
+
+	if ((common->cmnd[1] & ~0x02u) || (common->cmnd[2] & 0xf0u)) {
+		fail(common, SS_INVALID_FIELD_IN_CDB);
+		return REPLY_FAILED;
+	}
+	/* Old (SFF-8020) hosts put the format in the control byte. */
+	if (format == 0)
+		format = (common->cmnd[9] >> 6) & 0x03;
+
+	switch (format) {
+	case 0:	/* formatted TOC: track 1 and the lead-out */
+		if (start_track > 1 && start_track != 0xaa) {
+			fail(common, SS_INVALID_FIELD_IN_CDB);
+			return REPLY_FAILED;
+		}
+		memset(buf, 0, 20);
+		buf[2] = 1;
+		buf[3] = 1;
+		q = buf + 4;
+		if (start_track <= 1) {
+			q[1] = 0x14;	/* ADR 1, data track */
+			q[2] = 1;
+			store_cdrom_address(q + 4, msf, 0);
+			q += 8;
+		}
+		q[1] = 0x14;
+		q[2] = 0xaa;		/* lead-out */
+		store_cdrom_address(q + 4, msf, curlun->num_sectors);
+		q += 8;
+		msf__put_be16(buf, (uint16_t)(q - buf - 2));
+		return (int)(q - buf);
+	case 1:	/* multi-session info: one session starting at track 1 */
+		memset(buf, 0, 12);
+		msf__put_be16(buf, 10);
+		buf[2] = 1;
+		buf[3] = 1;
+		buf[5] = 0x14;
+		buf[6] = 1;
+		store_cdrom_address(buf + 8, msf, 0);
+		return 12;
+	case 2:	/* raw TOC (macOS): points A0, A1, A2 and track 1, in MSF */
+		memset(buf, 0, 4 + 4 * 11);
+		buf[2] = 1;
+		buf[3] = 1;
+		q = buf + 4;
+		for (unsigned i = 0; i < 4; i++, q += 11) {
+			q[0] = 1;	/* session */
+			q[1] = 0x14;
+		}
+		q = buf + 4;
+		q[3] = 0xa0;		/* first track number */
+		q[8] = 1;
+		q[9] = 0x00;		/* disc type: CD-ROM */
+		q += 11;
+		q[3] = 0xa1;		/* last track number */
+		q[8] = 1;
+		q += 11;
+		q[3] = 0xa2;		/* lead-out start */
+		store_cdrom_address(q + 7, true, curlun->num_sectors);
+		q += 11;
+		q[3] = 1;		/* track 1 start */
+		store_cdrom_address(q + 7, true, 0);
+		msf__put_be16(buf, 2 + 4 * 11);
+		return 4 + 4 * 11;
+	default:
+		fail(common, SS_INVALID_FIELD_IN_CDB);
+		return REPLY_FAILED;
+	}
+}
+
+/* ---- dispatch ------------------------------------------------------------- */
+
+static uint64_t blocks_bytes(struct fsg_common *common, uint64_t blocks)
+{
+	unsigned bits = common->curlun ? common->curlun->blkbits : 9;
+
+	/* At most 2^32 blocks of 2^12 bytes: no overflow. */
+	return blocks << bits;
+}
+
+static int rw_command(struct fsg_common *common, unsigned size, bool write)
+{
+	const uint8_t *c = common->cmnd;
+	uint64_t lba, blocks;
+	uint32_t mask;
+	bool fua = false;
+	int rc;
+
+	switch (size) {
+	case 6:
+		lba = ((uint64_t)(c[1] & 0x1f) << 16) | msf__get_be16(c + 2);
+		blocks = c[4] ? c[4] : 256;	/* 0 means 256 (SBC-3 5.7) */
+		mask = (1u << 1) | (1u << 2) | (1u << 3) | (1u << 4);
+		break;
+	case 10:
+		lba = msf__get_be32(c + 2);
+		blocks = msf__get_be16(c + 7);
+		mask = (1u << 1) | (0xfu << 2) | (3u << 7);
+		break;
+	case 12:
+		lba = msf__get_be32(c + 2);
+		blocks = msf__get_be32(c + 6);
+		mask = (1u << 1) | (0xfu << 2) | (0xfu << 6);
+		break;
+	default:
+		lba = msf__get_be64(c + 2);
+		blocks = msf__get_be32(c + 10);
+		mask = (1u << 1) | (0xffu << 2) | (0xfu << 10);
+		break;
+	}
+	common->data_size_from_cmnd = blocks_bytes(common, blocks);
+	rc = msf__check_command(common, size,
+				write ? MSF_DIR_FROM_HOST : MSF_DIR_TO_HOST, mask, true);
+	if (rc)
+		return rc;
+	if (size != 6) {
+		/* Only DPO and FUA in byte 1 (no protection, no RARC). */
+		if (common->cmnd[1] & ~0x18u) {
+			fail(common, SS_INVALID_FIELD_IN_CDB);
+			return REPLY_FAILED;
+		}
+		fua = common->cmnd[1] & 0x08;
+	}
+	/* The whole range must be on the medium; no overflow possible. */
+	if (lba >= common->curlun->num_sectors ||
+	    blocks > common->curlun->num_sectors - lba) {
+		msf__lun_set_sense(common->curlun, SS_LOGICAL_BLOCK_ADDRESS_OUT_OF_RANGE,
+				   lba, true);
+		return REPLY_FAILED;
+	}
+	if (write)
+		return msf__do_write(common, lba, blocks, fua);
+	return msf__do_read(common, lba, blocks);
+}
+
+static int small_command(struct fsg_common *common, unsigned size,
+			 enum msf__data_dir dir, uint32_t mask, bool needs_medium,
+			 uint64_t alloc)
+{
+	common->data_size_from_cmnd = alloc;
+	return msf__check_command(common, size, dir, mask, needs_medium);
+}
+
+int msf__do_scsi_command(struct fsg_common *common)
+{
+	struct msf__buffhd *bh;
+	uint8_t *buf;
+	const uint8_t *c = common->cmnd;
+	int reply;
+	int rc;
+
+	/* The single reply buffer (data commands use the ring from here). */
+	bh = common->next_buffhd_to_fill;
+	common->next_buffhd_to_drain = bh;
+	rc = msf__wait_buf(common, bh, MSF_BUF_EMPTY);
+	if (rc)
+		return rc;
+	buf = bh->buf;
+	common->phase_error = false;
+	common->short_packet_received = false;
+	common->bad_lun_okay = false;
+
+	msf__os_file_lock(common->os);
+	switch (c[0]) {
+	case SC_TEST_UNIT_READY:
+		reply = small_command(common, 6, MSF_DIR_NONE, 0, true, 0);
+		break;
+	case SC_REQUEST_SENSE:
+		reply = small_command(common, 6, MSF_DIR_TO_HOST, 1u << 4, false, c[4]);
+		if (reply == 0)
+			reply = do_request_sense(common, buf);
+		break;
+	case SC_INQUIRY:
+		reply = small_command(common, 6, MSF_DIR_TO_HOST,
+				      (1u << 1) | (1u << 2) | (1u << 3) | (1u << 4),
+				      false, msf__get_be16(c + 3));
+		if (reply == 0)
+			reply = do_inquiry(common, buf);
+		break;
+	case SC_MODE_SELECT_6:
+		reply = small_command(common, 6, MSF_DIR_FROM_HOST,
+				      (1u << 1) | (1u << 4), false, c[4]);
+		if (reply == 0)
+			reply = do_mode_select(common, bh, false);
+		break;
+	case SC_MODE_SELECT_10:
+		reply = small_command(common, 10, MSF_DIR_FROM_HOST,
+				      (1u << 1) | (3u << 7), false, msf__get_be16(c + 7));
+		if (reply == 0)
+			reply = do_mode_select(common, bh, true);
+		break;
+	case SC_MODE_SENSE_6:
+		reply = small_command(common, 6, MSF_DIR_TO_HOST,
+				      (1u << 1) | (1u << 2) | (1u << 4), false, c[4]);
+		if (reply == 0)
+			reply = do_mode_sense(common, buf, false);
+		break;
+	case SC_MODE_SENSE_10:
+		reply = small_command(common, 10, MSF_DIR_TO_HOST,
+				      (1u << 1) | (1u << 2) | (1u << 3) | (3u << 7), false,
+				      msf__get_be16(c + 7));
+		if (reply == 0)
+			reply = do_mode_sense(common, buf, true);
+		break;
+	case SC_START_STOP_UNIT:
+		reply = small_command(common, 6, MSF_DIR_NONE, (1u << 1) | (1u << 4), false, 0);
+		if (reply == 0)
+			reply = do_start_stop(common);
+		break;
+	case SC_PREVENT_ALLOW_MEDIUM_REMOVAL:
+		reply = small_command(common, 6, MSF_DIR_NONE, 1u << 4, false, 0);
+		if (reply == 0)
+			reply = do_prevent_allow(common);
+		break;
+	case SC_READ_FORMAT_CAPACITIES:
+		reply = small_command(common, 10, MSF_DIR_TO_HOST, 3u << 7, true,
+				      msf__get_be16(c + 7));
+		if (reply == 0)
+			reply = do_read_format_capacities(common, buf);
+		break;
+	case SC_READ_CAPACITY:
+		reply = small_command(common, 10, MSF_DIR_TO_HOST, (0xfu << 2) | (1u << 8),
+				      true, 8);
+		if (reply == 0)
+			reply = do_read_capacity(common, buf);
+		break;
+	case SC_SERVICE_ACTION_IN_16:
+		if ((c[1] & 0x1f) != SAI_READ_CAPACITY_16)
+			goto unknown;
+		reply = small_command(common, 16, MSF_DIR_TO_HOST,
+				      (1u << 1) | (0xffu << 2) | (0xfu << 10) | (1u << 14),
+				      true, msf__get_be32(c + 10));
+		if (reply == 0)
+			reply = do_read_capacity_16(common, buf);
+		break;
+	case SC_READ_6:
+		reply = rw_command(common, 6, false);
+		break;
+	case SC_READ_10:
+		reply = rw_command(common, 10, false);
+		break;
+	case SC_READ_12:
+		reply = rw_command(common, 12, false);
+		break;
+	case SC_READ_16:
+		reply = rw_command(common, 16, false);
+		break;
+	case SC_WRITE_6:
+		reply = rw_command(common, 6, true);
+		break;
+	case SC_WRITE_10:
+		reply = rw_command(common, 10, true);
+		break;
+	case SC_WRITE_12:
+		reply = rw_command(common, 12, true);
+		break;
+	case SC_WRITE_16:
+		reply = rw_command(common, 16, true);
+		break;
+	case SC_VERIFY_10:
+		reply = small_command(common, 10, MSF_DIR_NONE,
+				      (1u << 1) | (0xfu << 2) | (3u << 7), true, 0);
+		if (reply == 0)
+			reply = msf__do_verify(common);
+		break;
+	case SC_SYNCHRONIZE_CACHE:
+		reply = small_command(common, 10, MSF_DIR_NONE,
+				      (1u << 1) | (0xfu << 2) | (3u << 7), true, 0);
+		if (reply == 0)
+			reply = msf__do_synchronize_cache(common);
+		break;
+	case SC_READ_TOC:
+		if (!common->curlun || !common->curlun->cdrom)
+			goto unknown;
+		reply = small_command(common, 10, MSF_DIR_TO_HOST,
+				      (1u << 1) | (1u << 2) | (1u << 6) | (3u << 7) | (1u << 9),
+				      true, msf__get_be16(c + 7));
+		if (reply == 0)
+			reply = do_read_toc(common, buf);
+		break;
+	case SC_READ_HEADER:
+		if (!common->curlun || !common->curlun->cdrom)
+			goto unknown;
+		reply = small_command(common, 10, MSF_DIR_TO_HOST,
+				      (1u << 1) | (0xfu << 2) | (3u << 7), true,
+				      msf__get_be16(c + 7));
+		if (reply == 0)
+			reply = do_read_header(common, buf);
+		break;
+	case SC_FORMAT_UNIT:
+	case SC_RELEASE:
+	case SC_RESERVE:
+	case SC_SEND_DIAGNOSTIC:
+	default:
+unknown:
+		/* Refused as Linux does: INVALID COMMAND OPERATION CODE. */
+		reply = small_command(common, common->cmnd_size, MSF_DIR_NONE,
+				      0xffffffffu, false, 0);
+		if (reply == 0) {
+			fail(common, SS_INVALID_COMMAND);
+			reply = REPLY_FAILED;
+		}
+		break;
+	}
+	msf__os_file_unlock(common->os);
+
+	if (reply == USB_EINTR)
+		return USB_EINTR;
+	if (reply == REPLY_FAILED)
+		reply = 0;
+	if (reply >= 0 && common->data_dir == MSF_DIR_TO_HOST) {
+		uint64_t len = (uint64_t)reply;
+
+		if (len > common->data_size_from_cmnd)
+			len = common->data_size_from_cmnd;
+		msf__os_lock(common->os);
+		bh->inreq->length = (unsigned)len;
+		bh->state = MSF_BUF_FULL;
+		msf__os_unlock(common->os);
+		common->residue -= (uint32_t)len;
+	}
+	return 0;
+}
