@@ -1,0 +1,813 @@
+/*
+ * usbip_conn_posix.c - one USB/IP connection, in a thread of its own: the
+ * op phase (OP_REQ_DEVLIST, OP_REQ_IMPORT) and, after an import, the URB
+ * stream of that device.
+ *
+ * Owns the socket, a wake pipe, the receive state, the transmit queue and
+ * every URB the host submitted and has not yet been answered. In the URB
+ * phase the thread is the gadget's event context: a poll loop that always
+ * reads the socket (vhci's sender must never block on us), drains the
+ * wake pipe written by ep ops from any thread, answers what the transfer
+ * engine finished and writes replies without blocking.
+ *
+ * Hostile input (wrong version, unknown op or command, oversized or
+ * inconsistent lengths, duplicate or unknown seqnums) ends this connection
+ * with a log line and a USBIP_EVENT_PROTOCOL_ERROR; nothing is allocated
+ * before a claimed size has passed the caps.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "usbip_priv.h"
+
+/* One reply on the transmit queue: a header, then optional data bytes
+ * (an IN URB's buffer, owned through @urb) and optional ISO descriptors. */
+struct tx_item {
+	struct list_head link;
+	uint8_t hdr[USBIP_URB_HEADER_SIZE];
+	struct usbip__urb *urb;	/* freed once sent, or NULL */
+	const uint8_t *data;
+	size_t data_len;
+	uint8_t *iso;		/* owned */
+	size_t iso_len;
+	size_t sent;
+};
+
+enum rx_stage { RX_HEADER, RX_DATA, RX_ISO };
+
+struct usbip__conn {
+	struct list_head srv_link;
+	struct usbip_server *srv;
+	int fd;
+	int wake[2];
+	char peer[64];
+	pthread_t thread;
+	atomic_bool killed;
+	atomic_bool finished;
+	struct usbip__dev *dev;		/* imported device, or NULL */
+	struct list_head urbs;		/* unanswered URBs, via conn_link */
+	size_t pending_bytes;
+	bool seen_seqnum;
+	uint32_t max_seqnum;
+	/* receive state */
+	enum rx_stage stage;
+	uint8_t hdr[USBIP_URB_HEADER_SIZE];
+	size_t got;
+	struct usbip_header h;
+	struct usbip__urb *rx_urb;
+	uint32_t rx_data, rx_iso;
+	uint8_t *iso_buf;
+	/* transmit queue */
+	struct list_head txq;
+	size_t tx_items;
+};
+
+struct usbip__conn *usbip__conn_new(struct usbip_server *srv, int fd, const char *peer)
+{
+	struct usbip__conn *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	if (pipe(c->wake) != 0) {
+		free(c);
+		return NULL;
+	}
+	for (int i = 0; i < 2; i++) {
+		fcntl(c->wake[i], F_SETFL, fcntl(c->wake[i], F_GETFL) | O_NONBLOCK);
+		fcntl(c->wake[i], F_SETFD, FD_CLOEXEC);
+	}
+	c->srv = srv;
+	c->fd = fd;
+	snprintf(c->peer, sizeof(c->peer), "%s", peer);
+	atomic_init(&c->killed, false);
+	atomic_init(&c->finished, false);
+	INIT_LIST_HEAD(&c->urbs);
+	INIT_LIST_HEAD(&c->txq);
+	INIT_LIST_HEAD(&c->srv_link);
+	return c;
+}
+
+struct list_head *usbip__conn_srv_link(struct usbip__conn *conn)
+{
+	return &conn->srv_link;
+}
+
+struct usbip__conn *usbip__conn_from_srv_link(struct list_head *link)
+{
+	return container_of(link, struct usbip__conn, srv_link);
+}
+
+void usbip__conn_wake(struct usbip__conn *conn)
+{
+	char b = 1;
+	ssize_t n = write(conn->wake[1], &b, 1);
+
+	(void)n;	/* a full pipe means a wakeup is already pending */
+}
+
+void usbip__conn_kill(struct usbip__conn *conn)
+{
+	atomic_store(&conn->killed, true);
+	usbip__conn_wake(conn);
+}
+
+int usbip__conn_start(struct usbip__conn *conn)
+{
+	return pthread_create(&conn->thread, NULL, usbip__conn_thread, conn) == 0 ? 0 : -USB_ENOMEM;
+}
+
+void usbip__conn_free_unstarted(struct usbip__conn *conn)
+{
+	close(conn->fd);
+	close(conn->wake[0]);
+	close(conn->wake[1]);
+	free(conn);
+}
+
+bool usbip__conn_finished(struct usbip__conn *conn)
+{
+	return atomic_load(&conn->finished);
+}
+
+void usbip__conn_join_free(struct usbip__conn *conn)
+{
+	pthread_join(conn->thread, NULL);
+	close(conn->wake[0]);
+	close(conn->wake[1]);
+	free(conn);
+}
+
+/* A protocol violation: log it, tell the program, end the connection. */
+static int hostile(struct usbip__conn *c, const char *what)
+{
+	char msg[160];
+
+	snprintf(msg, sizeof(msg), "closing connection from %s: %s", c->peer, what);
+	usbip__log(c->srv, "%s", msg);
+	usbip__emit(c->srv, USBIP_EVENT_PROTOCOL_ERROR, c->dev, c->peer, 0, msg);
+	return -USB_EPROTO;
+}
+
+/* ---- op phase: exact blocking reads and writes, interruptible ---------- */
+
+static void drain_wake(struct usbip__conn *c)
+{
+	char buf[64];
+
+	while (read(c->wake[0], buf, sizeof(buf)) > 0)
+		;
+}
+
+/* Wait for @events on the socket, or a kill. Return 0, or USB_ECONNABORTED. */
+static int wait_fd(struct usbip__conn *c, short events)
+{
+	for (;;) {
+		struct pollfd p[2] = { { c->fd, events, 0 }, { c->wake[0], POLLIN, 0 } };
+
+		if (atomic_load(&c->killed))
+			return -USB_ECONNABORTED;
+		if (poll(p, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -USB_EIO;
+		}
+		if (p[1].revents)
+			drain_wake(c);
+		if (atomic_load(&c->killed))
+			return -USB_ECONNABORTED;
+		if (p[0].revents)
+			return 0;
+	}
+}
+
+/* Read exactly @len bytes. Return 0; USB_ENOTCONN on EOF (before or
+ * within the message); USB_ECONNRESET / USB_EIO on errors. */
+static int read_exact(struct usbip__conn *c, void *buf, size_t len)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n = recv(c->fd, (uint8_t *)buf + got, len - got, 0);
+
+		if (n > 0) {
+			got += (size_t)n;
+			continue;
+		}
+		if (n == 0)
+			return -USB_ENOTCONN;
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN || errno == EWOULDBLOCK) {
+			int rc = wait_fd(c, POLLIN);
+
+			if (rc < 0)
+				return rc;
+			continue;
+		}
+		return errno == ECONNRESET ? -USB_ECONNRESET : -USB_EIO;
+	}
+	return 0;
+}
+
+static int write_exact(struct usbip__conn *c, const void *buf, size_t len)
+{
+	size_t sent = 0;
+
+	while (sent < len) {
+		ssize_t n = send(c->fd, (const uint8_t *)buf + sent, len - sent, MSG_NOSIGNAL);
+
+		if (n >= 0) {
+			sent += (size_t)n;
+			continue;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN || errno == EWOULDBLOCK) {
+			int rc = wait_fd(c, POLLOUT);
+
+			if (rc < 0)
+				return rc;
+			continue;
+		}
+		return -USB_EIO;
+	}
+	return 0;
+}
+
+static int reply_devlist(struct usbip__conn *c)
+{
+	struct usbip_server *srv = c->srv;
+	/* Worst case: every device with MAX_CONFIG_INTERFACES interfaces. */
+	size_t cap = USBIP_OP_HEADER_SIZE + 4 +
+		     USBIP_MAX_DEVICES * (USBIP_DEVICE_SIZE + MAX_CONFIG_INTERFACES * USBIP_INTERFACE_SIZE);
+	uint8_t *buf = malloc(cap);
+	struct usbip_op_header oh = { USBIP_VERSION, USBIP_OP_REP_DEVLIST, USBIP_ST_OK };
+	size_t off = USBIP_OP_HEADER_SIZE + 4;
+	uint32_t ndev = 0;
+	int rc;
+
+	if (!buf)
+		return -USB_ENOMEM;
+	usbip__encode_op_header(buf, cap, &oh);
+	for (unsigned i = 0; i < srv->ndev; i++) {
+		struct usbip_device_info info;
+		struct usbip_interface_info intf[MAX_CONFIG_INTERFACES];
+		int n = usbip__dev_describe(srv->devs[i], &info, intf, MAX_CONFIG_INTERFACES);
+
+		if (n < 0)
+			continue;	/* nothing bound: not offered */
+		usbip__encode_device(buf + off, cap - off, &info);
+		off += USBIP_DEVICE_SIZE;
+		for (int k = 0; k < n; k++) {
+			usbip__encode_interface(buf + off, cap - off, &intf[k]);
+			off += USBIP_INTERFACE_SIZE;
+		}
+		ndev++;
+	}
+	usbip__put_be32(buf + USBIP_OP_HEADER_SIZE, ndev);
+	rc = write_exact(c, buf, off);
+	free(buf);
+	return rc;
+}
+
+static struct usbip__dev *find_dev(struct usbip_server *srv, const char *busid)
+{
+	for (unsigned i = 0; i < srv->ndev; i++)
+		if (strcmp(srv->devs[i]->busid, busid) == 0)
+			return srv->devs[i];
+	return NULL;
+}
+
+/* OP_REQ_IMPORT. Return 0 with c->dev claimed, 1 when refused (the reply
+ * was sent), or a negative error. */
+static int handle_import(struct usbip__conn *c)
+{
+	uint8_t body[USBIP_BUSID_SIZE];
+	uint8_t out[USBIP_OP_HEADER_SIZE + USBIP_DEVICE_SIZE];
+	struct usbip_op_header oh = { USBIP_VERSION, USBIP_OP_REP_IMPORT, USBIP_ST_OK };
+	struct usbip_device_info info;
+	struct usbip_interface_info intf[MAX_CONFIG_INTERFACES];
+	char busid[USBIP_BUSID_SIZE];
+	struct usbip__dev *dev;
+	int rc;
+
+	rc = read_exact(c, body, sizeof(body));
+	if (rc < 0)
+		return rc == -USB_ENOTCONN ? hostile(c, "truncated OP_REQ_IMPORT") : rc;
+	if (usbip__decode_import_request(body, sizeof(body), busid) < 0)
+		return hostile(c, "OP_REQ_IMPORT busid not terminated");
+	dev = find_dev(c->srv, busid);
+	if (!dev) {
+		oh.status = USBIP_ST_NODEV;
+	} else {
+		rc = usbip__dev_claim(dev, c);
+		if (rc == -USB_EBUSY)
+			oh.status = USBIP_ST_DEV_BUSY;
+		else if (rc < 0)
+			oh.status = USBIP_ST_NODEV;
+		else if (usbip__dev_describe(dev, &info, intf, MAX_CONFIG_INTERFACES) < 0) {
+			usbip__dev_release(dev);
+			oh.status = USBIP_ST_NODEV;
+		}
+	}
+	usbip__encode_op_header(out, sizeof(out), &oh);
+	if (oh.status != USBIP_ST_OK) {
+		usbip__log(c->srv, "%s: import of \"%s\" refused: %s", c->peer, busid,
+			   usbip__op_status_name(oh.status));
+		rc = write_exact(c, out, USBIP_OP_HEADER_SIZE);
+		return rc < 0 ? rc : 1;
+	}
+	usbip__encode_device(out + USBIP_OP_HEADER_SIZE, sizeof(out) - USBIP_OP_HEADER_SIZE, &info);
+	rc = write_exact(c, out, sizeof(out));
+	if (rc < 0) {
+		usbip__dev_release(dev);
+		return rc;
+	}
+	c->dev = dev;
+	return 0;
+}
+
+/* ---- URB phase: transmit queue ----------------------------------------- */
+
+static void tx_free(struct tx_item *t)
+{
+	usbip__urb_free(t->urb);
+	free(t->iso);
+	free(t);
+}
+
+static int queue_ret_unlink(struct usbip__conn *c, uint32_t seqnum, int status)
+{
+	struct tx_item *t = calloc(1, sizeof(*t));
+	struct usbip_header h;
+
+	if (!t)
+		return -USB_ENOMEM;
+	memset(&h, 0, sizeof(h));
+	h.command = USBIP_RET_UNLINK;
+	h.seqnum = seqnum;
+	h.u.ret_unlink.status = status;
+	usbip__encode_header(t->hdr, sizeof(t->hdr), &h);
+	list_add_tail(&t->link, &c->txq);
+	c->tx_items++;
+	return 0;
+}
+
+/* Answer @urb (which leaves conn->urbs and is freed once sent). */
+static int queue_ret_submit(struct usbip__conn *c, struct usbip__urb *urb)
+{
+	struct tx_item *t = calloc(1, sizeof(*t));
+	struct usbip_header h;
+	int status = urb->x.status;
+
+	if (!t) {
+		usbip__urb_free(urb);
+		return -USB_ENOMEM;
+	}
+	if (!list_empty(&urb->conn_link)) {
+		list_del_init(&urb->conn_link);
+		c->pending_bytes -= urb->length;
+	}
+	memset(&h, 0, sizeof(h));
+	h.command = USBIP_RET_SUBMIT;
+	h.seqnum = urb->seqnum;
+	h.u.ret_submit.status = status;
+	h.u.ret_submit.actual_length = (uint32_t)urb->x.actual;
+	h.u.ret_submit.start_frame = urb->is_iso ? urb->start_frame : 0;
+	h.u.ret_submit.number_of_packets = urb->is_iso ? urb->number_of_packets : 0;
+	usbip__encode_header(t->hdr, sizeof(t->hdr), &h);
+	t->urb = urb;
+	if (urb->dir_in && urb->x.actual > 0) {
+		t->data = urb->buf;
+		t->data_len = urb->x.actual;
+	}
+	if (urb->is_iso) {
+		uint32_t errors = 0;
+
+		t->iso_len = (size_t)urb->number_of_packets * USBIP_ISO_DESC_SIZE;
+		t->iso = malloc(t->iso_len);
+		if (!t->iso) {
+			tx_free(t);
+			return -USB_ENOMEM;
+		}
+		for (uint32_t i = 0; i < urb->number_of_packets; i++) {
+			usbip__encode_iso_desc(t->iso + i * USBIP_ISO_DESC_SIZE,
+					       USBIP_ISO_DESC_SIZE, &urb->iso[i]);
+			errors += urb->iso[i].status != 0;
+		}
+		usbip__put_be32(t->hdr + 36, errors);	/* error_count */
+	}
+	list_add_tail(&t->link, &c->txq);
+	c->tx_items++;
+	return 0;
+}
+
+/* Write what the socket takes now. Return 0, or a negative error. */
+static int tx_flush(struct usbip__conn *c)
+{
+	while (!list_empty(&c->txq)) {
+		struct tx_item *t = list_first_entry(&c->txq, struct tx_item, link);
+		struct iovec iov[3];
+		size_t total = USBIP_URB_HEADER_SIZE + t->data_len + t->iso_len;
+		size_t skip = t->sent;
+		int n = 0;
+		struct msghdr m;
+		ssize_t w;
+		const struct { const uint8_t *p; size_t len; } part[3] = {
+			{ t->hdr, USBIP_URB_HEADER_SIZE }, { t->data, t->data_len }, { t->iso, t->iso_len }
+		};
+
+		for (int i = 0; i < 3; i++) {
+			if (skip >= part[i].len) {
+				skip -= part[i].len;
+				continue;
+			}
+			iov[n].iov_base = (void *)(part[i].p + skip);
+			iov[n].iov_len = part[i].len - skip;
+			skip = 0;
+			n++;
+		}
+		memset(&m, 0, sizeof(m));
+		m.msg_iov = iov;
+		m.msg_iovlen = (size_t)n;
+		w = sendmsg(c->fd, &m, MSG_NOSIGNAL);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return 0;
+			return errno == EPIPE || errno == ECONNRESET ? -USB_ECONNRESET : -USB_EIO;
+		}
+		t->sent += (size_t)w;
+		if (t->sent < total)
+			return 0;
+		list_del(&t->link);
+		c->tx_items--;
+		tx_free(t);
+	}
+	return 0;
+}
+
+/* Answer every URB the engine has finished. */
+static int answer_done(struct usbip__conn *c)
+{
+	LIST_HEAD(done);
+	int rc = 0;
+
+	usbip__dev_process(c->dev, &done);
+	while (!list_empty(&done)) {
+		struct udcx_urb *u = list_first_entry(&done, struct udcx_urb, node);
+		struct usbip__urb *urb = u->context;
+
+		list_del_init(&u->node);
+		if (rc == 0)
+			rc = queue_ret_submit(c, urb);
+		else
+			usbip__urb_free(urb);
+	}
+	return rc;
+}
+
+/* ---- URB phase: receiving ---------------------------------------------- */
+
+static struct usbip__urb *find_urb(struct usbip__conn *c, uint32_t seqnum)
+{
+	struct list_head *pos;
+
+	list_for_each(pos, &c->urbs) {
+		struct usbip__urb *urb = container_of(pos, struct usbip__urb, conn_link);
+
+		if (urb->seqnum == seqnum)
+			return urb;
+	}
+	return NULL;
+}
+
+/* Seqnums come from one counter per vhci: compare in serial arithmetic. */
+static bool seq_after(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) > 0;
+}
+
+static void note_seqnum(struct usbip__conn *c, uint32_t seqnum)
+{
+	if (!c->seen_seqnum || seq_after(seqnum, c->max_seqnum))
+		c->max_seqnum = seqnum;
+	c->seen_seqnum = true;
+}
+
+static int handle_unlink(struct usbip__conn *c, const struct usbip_header *h)
+{
+	uint32_t target = h->u.cmd_unlink.unlink_seqnum;
+	struct usbip__urb *urb = find_urb(c, target);
+	int rc;
+
+	if (!urb && (!c->seen_seqnum || seq_after(target, c->max_seqnum)))
+		return hostile(c, "CMD_UNLINK of a URB never submitted");
+	note_seqnum(c, h->seqnum);
+	if (urb && usbip__urb_unlink(c->dev, urb)) {
+		list_del_init(&urb->conn_link);
+		c->pending_bytes -= urb->length;
+		usbip__urb_free(urb);
+		return queue_ret_unlink(c, h->seqnum, USBIP_STATUS_ECONNRESET);
+	}
+	/* Already finished: its RET_SUBMIT goes first, then status 0. */
+	rc = answer_done(c);
+	if (rc < 0)
+		return rc;
+	return queue_ret_unlink(c, h->seqnum, 0);
+}
+
+/* A CMD_SUBMIT header arrived: check it and prepare to receive its payload. */
+static int begin_submit(struct usbip__conn *c)
+{
+	const struct usbip_header *h = &c->h;
+	struct usbip_server_config *cfg = &c->srv->cfg;
+	bool is_iso = usbip__dev_ep_is_iso(c->dev, h->ep, h->direction == USBIP_DIR_IN);
+	uint32_t data, iso;
+	char msg[96];
+	int rc;
+
+	if (find_urb(c, h->seqnum))
+		return hostile(c, "CMD_SUBMIT with the seqnum of a pending URB");
+	rc = usbip__submit_payload(h, is_iso, (uint32_t)cfg->max_urb_bytes, &data, &iso);
+	if (rc == -USB_EMSGSIZE) {
+		snprintf(msg, sizeof(msg), "transfer_buffer_length %u over the cap of %zu",
+			 h->u.cmd_submit.transfer_buffer_length, cfg->max_urb_bytes);
+		return hostile(c, msg);
+	}
+	if (rc < 0)
+		return hostile(c, is_iso ? "bad ISO packet count" :
+					   "ISO packet descriptors on a non-ISO endpoint");
+	if (c->pending_bytes + h->u.cmd_submit.transfer_buffer_length > cfg->max_pending_bytes)
+		return hostile(c, "too much URB data pending");
+	c->rx_urb = usbip__urb_new(h, is_iso);
+	if (!c->rx_urb)
+		return hostile(c, "out of memory for a URB");
+	c->rx_data = data;
+	c->rx_iso = iso;
+	if (iso) {
+		c->iso_buf = malloc(iso);
+		if (!c->iso_buf)
+			return hostile(c, "out of memory for ISO descriptors");
+	}
+	note_seqnum(c, h->seqnum);
+	return 0;
+}
+
+/* The whole CMD_SUBMIT is in: hand it to the device. */
+static int finish_submit(struct usbip__conn *c)
+{
+	struct usbip__urb *urb = c->rx_urb;
+	uint16_t wlength;
+	int rc;
+
+	c->rx_urb = NULL;
+	if (urb->is_iso) {
+		for (uint32_t i = 0; i < urb->number_of_packets; i++)
+			usbip__decode_iso_desc(c->iso_buf + i * USBIP_ISO_DESC_SIZE,
+					       USBIP_ISO_DESC_SIZE, &urb->iso[i]);
+		free(c->iso_buf);
+		c->iso_buf = NULL;
+	}
+	list_add_tail(&urb->conn_link, &c->urbs);
+	c->pending_bytes += urb->length;
+	/* A control URB whose direction contradicts its SETUP is stalled:
+	 * the engine would read an IN buffer as OUT data. */
+	wlength = (uint16_t)(urb->x.setup.wLength);
+	wlength = le16_to_cpu(wlength);
+	if (urb->epnum == 0 && wlength > 0 &&
+	    ((urb->x.setup.bRequestType & USB_DIR_IN) != 0) != urb->dir_in) {
+		urb->x.status = USBIP_STATUS_EPIPE;
+		return queue_ret_submit(c, urb);
+	}
+	rc = usbip__urb_submit(c->dev, urb);
+	if (rc < 0) {
+		urb->x.status = rc;
+		urb->x.actual = 0;
+		return queue_ret_submit(c, urb);
+	}
+	return answer_done(c);
+}
+
+/* A full header is in. */
+static int on_header(struct usbip__conn *c)
+{
+	char msg[64];
+	int rc = usbip__decode_header(c->hdr, sizeof(c->hdr), &c->h);
+
+	if (rc < 0) {
+		snprintf(msg, sizeof(msg), "malformed URB header (command 0x%08x)",
+			 usbip__get_be32(c->hdr));
+		return hostile(c, msg);
+	}
+	switch (c->h.command) {
+	case USBIP_CMD_UNLINK:
+		return handle_unlink(c, &c->h);
+	case USBIP_CMD_SUBMIT:
+		rc = begin_submit(c);
+		if (rc < 0)
+			return rc;
+		if (c->rx_data == 0 && c->rx_iso == 0)
+			return finish_submit(c);
+		c->stage = c->rx_data ? RX_DATA : RX_ISO;
+		return 0;
+	default:
+		snprintf(msg, sizeof(msg), "unexpected %s from the host",
+			 usbip__command_name(c->h.command));
+		return hostile(c, msg);
+	}
+}
+
+/* Read what is there and act on each complete PDU. Return 0 to go on,
+ * 1 on EOF, or a negative error. */
+static int rx_some(struct usbip__conn *c)
+{
+	/* Bounded work per wakeup so that replies keep flowing. */
+	for (int rounds = 0; rounds < 64; rounds++) {
+		uint8_t *dst;
+		size_t want;
+		ssize_t n;
+		int rc = 0;
+
+		switch (c->stage) {
+		case RX_HEADER:
+			dst = c->hdr + c->got;
+			want = sizeof(c->hdr) - c->got;
+			break;
+		case RX_DATA:
+			dst = c->rx_urb->buf + c->got;
+			want = c->rx_data - c->got;
+			break;
+		default:
+			dst = c->iso_buf + c->got;
+			want = c->rx_iso - c->got;
+			break;
+		}
+		n = recv(c->fd, dst, want, 0);
+		if (n == 0) {
+			if (c->stage != RX_HEADER || c->got != 0)
+				return hostile(c, "connection closed in the middle of a PDU");
+			return 1;
+		}
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return 0;
+			return errno == ECONNRESET ? -USB_ECONNRESET : -USB_EIO;
+		}
+		c->got += (size_t)n;
+		if ((size_t)n < want)
+			continue;
+		c->got = 0;
+		switch (c->stage) {
+		case RX_HEADER:
+			rc = on_header(c);
+			break;
+		case RX_DATA:
+			if (c->rx_iso) {
+				c->stage = RX_ISO;
+				break;
+			}
+			c->stage = RX_HEADER;
+			rc = finish_submit(c);
+			break;
+		default:
+			c->stage = RX_HEADER;
+			rc = finish_submit(c);
+			break;
+		}
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static void serve_urbs(struct usbip__conn *c)
+{
+	int rc = 0;
+
+	fcntl(c->fd, F_SETFL, fcntl(c->fd, F_GETFL) | O_NONBLOCK);
+	while (rc == 0) {
+		struct pollfd p[2] = {
+			{ c->fd, (short)(POLLIN | (list_empty(&c->txq) ? 0 : POLLOUT)), 0 },
+			{ c->wake[0], POLLIN, 0 }
+		};
+
+		if (atomic_load(&c->killed))
+			break;
+		if (poll(p, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (p[1].revents)
+			drain_wake(c);
+		if (atomic_load(&c->killed))
+			break;
+		if (p[0].revents & (POLLIN | POLLHUP | POLLERR))
+			rc = rx_some(c);
+		if (rc == 0)
+			rc = answer_done(c);
+		if (rc == 0)
+			rc = tx_flush(c);
+	}
+	if (rc == 1)
+		usbip__log(c->srv, "%s: host closed the connection of %s", c->peer, c->dev->busid);
+	else if (rc == -USB_ECONNRESET || rc == -USB_EIO)
+		usbip__log(c->srv, "%s: connection of %s lost (%s)", c->peer, c->dev->busid,
+			   usb_strerror(rc));
+}
+
+/* Unplug: the device forgets every URB; replies not yet sent are dropped. */
+static void teardown_urbs(struct usbip__conn *c)
+{
+	LIST_HEAD(done);
+
+	usbip__dev_detach(c->dev, &done);
+	while (!list_empty(&done)) {
+		struct udcx_urb *u = list_first_entry(&done, struct udcx_urb, node);
+
+		list_del_init(&u->node);
+		usbip__urb_free(u->context);	/* conn_link points into freed memory: */
+	}
+	/* ... so the conn list is simply forgotten: every URB on it was
+	 * pending in the engine and came back through detach. */
+	INIT_LIST_HEAD(&c->urbs);
+	c->pending_bytes = 0;
+	while (!list_empty(&c->txq)) {
+		struct tx_item *t = list_first_entry(&c->txq, struct tx_item, link);
+
+		list_del(&t->link);
+		tx_free(t);
+	}
+	usbip__urb_free(c->rx_urb);
+	c->rx_urb = NULL;
+	free(c->iso_buf);
+	c->iso_buf = NULL;
+}
+
+void *usbip__conn_thread(void *arg)
+{
+	struct usbip__conn *c = arg;
+	uint8_t ohb[USBIP_OP_HEADER_SIZE];
+	struct usbip_op_header oh;
+	char msg[160];
+	int rc;
+
+	rc = read_exact(c, ohb, sizeof(ohb));
+	if (rc < 0) {
+		if (rc == -USB_ENOTCONN)
+			hostile(c, "closed before a complete op header");
+		goto out;
+	}
+	rc = usbip__decode_op_header(ohb, sizeof(ohb), &oh);
+	if (rc < 0) {
+		snprintf(msg, sizeof(msg), "unsupported protocol version 0x%04x", oh.version);
+		hostile(c, msg);
+		goto out;
+	}
+	switch (oh.code) {
+	case USBIP_OP_REQ_DEVLIST:
+		rc = reply_devlist(c);
+		break;
+	case USBIP_OP_REQ_IMPORT:
+		rc = handle_import(c);
+		if (rc != 0)
+			break;
+		usbip__log(c->srv, "%s imported %s", c->peer, c->dev->busid);
+		rc = usbip__dev_attach(c->dev, c->dev->index + 1);
+		if (rc < 0)
+			usbip__log(c->srv, "%s: SET_ADDRESS failed (%s)", c->dev->busid,
+				   usb_strerror(rc));
+		snprintf(msg, sizeof(msg), "host %s connected to %s", c->peer, c->dev->busid);
+		usbip__emit(c->srv, USBIP_EVENT_HOST_CONNECTED, c->dev, c->peer, 0, msg);
+		serve_urbs(c);
+		teardown_urbs(c);
+		usbip__dev_release(c->dev);
+		snprintf(msg, sizeof(msg), "host %s disconnected from %s", c->peer, c->dev->busid);
+		usbip__emit(c->srv, USBIP_EVENT_HOST_DISCONNECTED, c->dev, c->peer, 0, msg);
+		break;
+	default:
+		snprintf(msg, sizeof(msg), "unknown op code 0x%04x", oh.code);
+		hostile(c, msg);
+		break;
+	}
+out:
+	shutdown(c->fd, SHUT_RDWR);
+	close(c->fd);
+	c->fd = -1;
+	atomic_store(&c->finished, true);
+	return NULL;
+}

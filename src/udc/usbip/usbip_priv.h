@@ -1,0 +1,163 @@
+/*
+ * usbip_priv.h - private structures of the USB/IP backend, shared by its
+ * files; prototypes grouped by the file that defines them.
+ *
+ * Objects and owners:
+ * - struct usbip_server (usbip_server_posix.c) owns the listening socket,
+ *   the devices and the connections.
+ * - struct usbip__dev (usbip_udc.c) is one exported device: the UDC (an
+ *   embedded usb_gadget with ep0 and 30 data endpoints) and its lock.
+ * - struct usbip__conn (usbip_conn_posix.c) is one TCP connection; once it
+ *   imports a device its thread is that gadget's event context.
+ * - struct usbip__urb (urb.c) is one submitted URB, owned by the
+ *   connection; while pending it is a host transfer of the transfer
+ *   engine (src/udc/common/xfer.h) on its endpoint.
+ *
+ * Locking: dev->lock guards the endpoints' request and URB lists, the halt
+ * state, ep0's control state and dev->conn. The core's entry points
+ * (usb_gadget_setup, usb_gadget_event, usb_gadget_giveback_request) are
+ * only ever called without it, from the connection thread (or from
+ * ep ops disable/dequeue in their caller's thread, as udc.h allows).
+ */
+#ifndef USBIP_PRIV_H
+#define USBIP_PRIV_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "composite/composite.h"
+#include "composite/udc.h"
+#include "composite/usbip.h"
+#include "udc/common/xfer.h"
+#include "usbip_codec.h"
+
+struct usbip__conn;
+struct usbip__dev;
+
+/* One submitted URB; the engine's host transfer is embedded. */
+struct usbip__urb {
+	struct udcx_urb x;		/* x.context == this; x.node: engine/done */
+	struct list_head conn_link;	/* on conn->urbs until answered or unlinked */
+	uint32_t seqnum;
+	uint32_t devid;
+	unsigned epnum;
+	bool dir_in;
+	bool is_iso;
+	uint32_t length;		/* transfer_buffer_length */
+	uint8_t *buf;			/* length bytes, owned */
+	uint32_t start_frame;
+	uint32_t number_of_packets;	/* ISO only, else 0 */
+	struct usbip_iso_desc *iso;	/* number_of_packets entries, owned */
+};
+
+/* One endpoint of the device. */
+struct usbip__ep {
+	struct usb_ep ep;
+	struct udcx_ep x;		/* the engine's state, under dev->lock */
+	struct usbip__dev *dev;
+	char name[16];
+	unsigned num;
+	bool dir_in;
+	uint8_t type;			/* USB_ENDPOINT_XFER_*, set at enable */
+};
+
+struct usbip__dev {
+	struct usb_gadget gadget;
+	struct usbip_server *server;
+	unsigned index;
+	char busid[USBIP_BUSID_SIZE];
+	pthread_mutex_t lock;
+	pthread_cond_t cond;		/* signalled when conn goes NULL */
+	bool registered;
+	bool started;			/* between ops->start and ops->stop */
+	bool stopping;			/* ops->stop is waiting for the connection */
+	struct usbip__conn *conn;	/* the importing connection, or NULL */
+	/* What the engine finished and the connection thread has yet to
+	 * give back / answer (ops->queue may not complete anything itself). */
+	struct udcx_done done;
+	struct usbip__ep ep0;
+	struct usbip__ep eps[2][USBIP_MAX_ENDPOINT];	/* [dir_in][num - 1] */
+	unsigned last_state;		/* gadget->state last reported */
+	unsigned last_config;
+};
+
+struct usbip_server {
+	struct usbip_server_config cfg;
+	char address[64];
+	int listen_fd;
+	int stop_pipe[2];
+	unsigned port;
+	pthread_mutex_t lock;		/* conns list, running */
+	struct list_head conns;
+	bool running;
+	bool thread_started;
+	pthread_t thread;
+	unsigned ndev;
+	struct usbip__dev *devs[USBIP_MAX_DEVICES];
+};
+
+/* usbip_server_posix.c */
+void usbip__log(struct usbip_server *srv, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
+void usbip__emit(struct usbip_server *srv, enum usbip_event_type type,
+		 const struct usbip__dev *dev, const char *peer, unsigned config,
+		 const char *message);
+/* Fill the device record (and up to @max interface records) of @dev.
+ * Return: the interface count, or USB_ENODEV when no driver is bound. */
+int usbip__dev_describe(struct usbip__dev *dev, struct usbip_device_info *info,
+			struct usbip_interface_info *intf, unsigned max);
+
+/* usbip_udc.c */
+int usbip__dev_create(struct usbip_server *srv, unsigned index, struct usbip__dev **out);
+void usbip__dev_destroy(struct usbip__dev *dev);
+/* Claim @dev for @conn: 0, USB_ENODEV (not bound) or USB_EBUSY. */
+int usbip__dev_claim(struct usbip__dev *dev, struct usbip__conn *conn);
+void usbip__dev_release(struct usbip__dev *dev);
+struct usbip__ep *usbip__dev_ep(struct usbip__dev *dev, unsigned num, bool dir_in);
+
+/* usbip_udc.c: the event side, in the connection thread. */
+/* After an import: bus reset at the configured speed and the SET_ADDRESS
+ * that vhci completes on the host. Return 0 or a negative error. */
+int usbip__dev_attach(struct usbip__dev *dev, unsigned devnum);
+/* The host went away: fail what is pending, tell the core (unless
+ * ops->stop is waiting), forget the URBs. */
+void usbip__dev_detach(struct usbip__dev *dev, struct list_head *done_urbs);
+
+/* urb.c: URBs against the engine, in the connection thread. */
+/* A new URB for CMD_SUBMIT @h with a buffer of transfer_buffer_length
+ * (already bounded by the caller). NULL when out of memory. */
+struct usbip__urb *usbip__urb_new(const struct usbip_header *h, bool is_iso);
+void usbip__urb_free(struct usbip__urb *urb);
+/* Submit @urb to its endpoint; whatever finishes lands in dev->done.
+ * Return 0, or a negative error: answer the URB with it at once. */
+int usbip__urb_submit(struct usbip__dev *dev, struct usbip__urb *urb);
+/* Unlink: true if @urb was pending (no RET_SUBMIT may follow for it). */
+bool usbip__urb_unlink(struct usbip__dev *dev, struct usbip__urb *urb);
+/* Run ep0 and give back what finished; finished URBs of the host are moved
+ * to @done_urbs (struct usbip__urb through x.node). No lock held. */
+void usbip__dev_process(struct usbip__dev *dev, struct list_head *done_urbs);
+/* Is @num/@dir_in an isochronous endpoint right now? */
+bool usbip__dev_ep_is_iso(struct usbip__dev *dev, unsigned num, bool dir_in);
+
+/* usbip_conn_posix.c */
+struct usbip__conn *usbip__conn_new(struct usbip_server *srv, int fd, const char *peer);
+/* The connection's thread body, and starting it. */
+void *usbip__conn_thread(void *arg);
+int usbip__conn_start(struct usbip__conn *conn);
+/* Free a connection whose thread could not be started (closes its fd). */
+void usbip__conn_free_unstarted(struct usbip__conn *conn);
+/* Make the connection end soon (any thread; no lock needed). */
+void usbip__conn_kill(struct usbip__conn *conn);
+/* Wake the connection thread (any thread, dev->lock held or not). */
+void usbip__conn_wake(struct usbip__conn *conn);
+bool usbip__conn_finished(struct usbip__conn *conn);
+void usbip__conn_join_free(struct usbip__conn *conn);
+struct list_head *usbip__conn_srv_link(struct usbip__conn *conn);
+struct usbip__conn *usbip__conn_from_srv_link(struct list_head *link);
+
+#endif /* USBIP_PRIV_H */

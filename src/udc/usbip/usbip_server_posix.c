@@ -1,0 +1,448 @@
+/*
+ * usbip_server_posix.c - the USB/IP server: listening socket, accept loop,
+ * connection threads, stop through a self-pipe, logging and events, and
+ * the device records of OP_REP_DEVLIST / OP_REP_IMPORT.
+ *
+ * Owns struct usbip_server, its devices (usbip_udc.c) and the list of
+ * connections (usbip_conn_posix.c), which it joins. Reads a bound composite
+ * device's descriptors (under the device's lock, while it is started) to
+ * describe it; touches nothing else of the core.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "composite/function.h"
+#include "usbip_priv.h"
+
+void usbip_server_config_init(struct usbip_server_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->address = "127.0.0.1";
+	cfg->port = USBIP_DEFAULT_PORT;
+	cfg->num_devices = 1;
+	cfg->busnum = 1;
+	cfg->speed = USB_SPEED_HIGH;
+	cfg->max_urb_bytes = 4u << 20;
+	cfg->max_pending_bytes = 64u << 20;
+}
+
+void usbip__log(struct usbip_server *srv, const char *fmt, ...)
+{
+	char line[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (srv->cfg.log)
+		srv->cfg.log(srv->cfg.ctx, line);
+	else
+		fprintf(stderr, "usbip: %s\n", line);
+}
+
+void usbip__emit(struct usbip_server *srv, enum usbip_event_type type,
+		 const struct usbip__dev *dev, const char *peer, unsigned config,
+		 const char *message)
+{
+	struct usbip_event ev;
+
+	if (!srv->cfg.event)
+		return;
+	ev.type = type;
+	ev.device = dev ? (int)dev->index : -1;
+	ev.busid = dev ? dev->busid : "";
+	ev.peer = peer ? peer : "";
+	ev.config = config;
+	ev.message = message ? message : "";
+	srv->cfg.event(srv->cfg.ctx, &ev);
+}
+
+/* ---- device records ------------------------------------------------------ */
+
+static struct usb_configuration *shown_config(struct usb_composite_dev *cdev)
+{
+	if (cdev->config)
+		return cdev->config;
+	return list_first_entry_or_null(&cdev->configs, struct usb_configuration, list);
+}
+
+/* The alternate-0 interface descriptor numbered @num in @f's list. */
+static const struct usb_interface_descriptor *find_intf(struct usb_descriptor_header **list,
+							unsigned num)
+{
+	for (; list && *list; list++) {
+		const struct usb_interface_descriptor *d = (const void *)*list;
+
+		if (d->bDescriptorType == USB_DT_INTERFACE && d->bInterfaceNumber == num &&
+		    d->bAlternateSetting == 0)
+			return d;
+	}
+	return NULL;
+}
+
+int usbip__dev_describe(struct usbip__dev *dev, struct usbip_device_info *info,
+			struct usbip_interface_info *intf, unsigned max)
+{
+	struct usb_composite_dev *cdev;
+	struct usb_configuration *c;
+	int n = 0;
+
+	pthread_mutex_lock(&dev->lock);
+	cdev = dev->started ? get_gadget_data(&dev->gadget) : NULL;
+	if (!cdev) {
+		pthread_mutex_unlock(&dev->lock);
+		return -USB_ENODEV;
+	}
+	memset(info, 0, sizeof(*info));
+	snprintf(info->path, sizeof(info->path), "/libcomposite/usbip/%s", dev->busid);
+	snprintf(info->busid, sizeof(info->busid), "%s", dev->busid);
+	info->busnum = dev->server->cfg.busnum;
+	info->devnum = dev->index + 1;
+	info->speed = (uint32_t)dev->server->cfg.speed;
+	info->idVendor = le16_to_cpu(cdev->desc.idVendor);
+	info->idProduct = le16_to_cpu(cdev->desc.idProduct);
+	info->bcdDevice = le16_to_cpu(cdev->desc.bcdDevice);
+	info->bDeviceClass = cdev->desc.bDeviceClass;
+	info->bDeviceSubClass = cdev->desc.bDeviceSubClass;
+	info->bDeviceProtocol = cdev->desc.bDeviceProtocol;
+	info->bNumConfigurations = cdev->desc.bNumConfigurations;
+	c = shown_config(cdev);
+	if (c) {
+		info->bConfigurationValue = c->bConfigurationValue;
+		for (unsigned i = 0; i < MAX_CONFIG_INTERFACES && (unsigned)n < max; i++) {
+			struct usb_function *f = c->interface[i];
+			const struct usb_interface_descriptor *d = NULL;
+
+			if (!f)
+				continue;
+			if (dev->server->cfg.speed >= USB_SPEED_HIGH)
+				d = find_intf(f->hs_descriptors, i);
+			if (!d)
+				d = find_intf(f->fs_descriptors, i);
+			intf[n].bInterfaceClass = d ? d->bInterfaceClass : 0xff;
+			intf[n].bInterfaceSubClass = d ? d->bInterfaceSubClass : 0;
+			intf[n].bInterfaceProtocol = d ? d->bInterfaceProtocol : 0;
+			n++;
+		}
+	}
+	info->bNumInterfaces = (uint8_t)n;
+	pthread_mutex_unlock(&dev->lock);
+	return n;
+}
+
+/* ---- creation ------------------------------------------------------------ */
+
+static int set_cloexec_nonblock(int fd)
+{
+	if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
+		return -1;
+	return fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+}
+
+static int open_listener(struct usbip_server *srv)
+{
+	struct addrinfo hints, *res = NULL, *ai;
+	char portstr[16];
+	int rc = -USB_EINVAL, fd = -1;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_PASSIVE;
+	snprintf(portstr, sizeof(portstr), "%u", srv->cfg.port);
+	if (getaddrinfo(srv->address, portstr, &hints, &res) != 0)
+		return -USB_EINVAL;
+	for (ai = res; ai; ai = ai->ai_next) {
+		int one = 1;
+		struct sockaddr_storage ss;
+		socklen_t len = sizeof(ss);
+
+		fd = socket(ai->ai_family, ai->ai_socktype, ai->ai_protocol);
+		if (fd < 0) {
+			rc = -USB_EIO;
+			continue;
+		}
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (bind(fd, ai->ai_addr, ai->ai_addrlen) < 0) {
+			rc = errno == EADDRINUSE ? -USB_EADDRINUSE : -USB_EIO;
+			close(fd);
+			fd = -1;
+			continue;
+		}
+		if (listen(fd, 16) < 0 || set_cloexec_nonblock(fd) < 0 ||
+		    getsockname(fd, (struct sockaddr *)&ss, &len) < 0) {
+			rc = -USB_EIO;
+			close(fd);
+			fd = -1;
+			continue;
+		}
+		srv->port = ntohs(ss.ss_family == AF_INET6 ?
+					  ((struct sockaddr_in6 *)&ss)->sin6_port :
+					  ((struct sockaddr_in *)&ss)->sin_port);
+		rc = 0;
+		break;
+	}
+	freeaddrinfo(res);
+	if (rc == 0)
+		srv->listen_fd = fd;
+	return rc;
+}
+
+int usbip_server_create(const struct usbip_server_config *cfg, struct usbip_server **out)
+{
+	struct usbip_server *srv;
+	int rc;
+
+	if (!cfg || !out || cfg->num_devices < 1 || cfg->num_devices > USBIP_MAX_DEVICES ||
+	    cfg->busnum < 1 || cfg->busnum > 255 || cfg->port > 65535 ||
+	    (cfg->speed != USB_SPEED_FULL && cfg->speed != USB_SPEED_HIGH) ||
+	    cfg->max_urb_bytes == 0 || cfg->max_urb_bytes > 0xffffffffu ||
+	    cfg->max_pending_bytes < cfg->max_urb_bytes)
+		return -USB_EINVAL;
+	srv = calloc(1, sizeof(*srv));
+	if (!srv)
+		return -USB_ENOMEM;
+	srv->cfg = *cfg;
+	snprintf(srv->address, sizeof(srv->address), "%s", cfg->address ? cfg->address : "127.0.0.1");
+	srv->cfg.address = srv->address;
+	srv->listen_fd = -1;
+	INIT_LIST_HEAD(&srv->conns);
+	if (pthread_mutex_init(&srv->lock, NULL) != 0) {
+		rc = -USB_ENOMEM;
+		goto fail_free;
+	}
+	if (pipe(srv->stop_pipe) != 0) {
+		rc = -USB_EIO;
+		goto fail_mutex;
+	}
+	set_cloexec_nonblock(srv->stop_pipe[0]);
+	set_cloexec_nonblock(srv->stop_pipe[1]);
+	rc = open_listener(srv);
+	if (rc < 0)
+		goto fail_pipe;
+	for (unsigned i = 0; i < cfg->num_devices; i++) {
+		rc = usbip__dev_create(srv, i, &srv->devs[i]);
+		if (rc < 0)
+			goto fail_devs;
+		srv->ndev++;
+	}
+	*out = srv;
+	return 0;
+
+fail_devs:
+	while (srv->ndev > 0)
+		usbip__dev_destroy(srv->devs[--srv->ndev]);
+	close(srv->listen_fd);
+fail_pipe:
+	close(srv->stop_pipe[0]);
+	close(srv->stop_pipe[1]);
+fail_mutex:
+	pthread_mutex_destroy(&srv->lock);
+fail_free:
+	free(srv);
+	return rc;
+}
+
+unsigned usbip_server_port(const struct usbip_server *server)
+{
+	return server->port;
+}
+
+unsigned usbip_server_num_devices(const struct usbip_server *server)
+{
+	return server->ndev;
+}
+
+struct usb_gadget *usbip_server_gadget(struct usbip_server *server, unsigned index)
+{
+	return index < server->ndev ? &server->devs[index]->gadget : NULL;
+}
+
+const char *usbip_server_busid(const struct usbip_server *server, unsigned index)
+{
+	return index < server->ndev ? server->devs[index]->busid : NULL;
+}
+
+/* ---- serving ------------------------------------------------------------- */
+
+/* Join connections whose thread has ended (all of them with @all). */
+static void reap(struct usbip_server *srv, bool all)
+{
+	struct list_head *pos, *tmp;
+	LIST_HEAD(dead);
+
+	pthread_mutex_lock(&srv->lock);
+	list_for_each_safe(pos, tmp, &srv->conns) {
+		struct usbip__conn *c = usbip__conn_from_srv_link(pos);
+
+		if (all || usbip__conn_finished(c))
+			list_move_tail(pos, &dead);
+	}
+	pthread_mutex_unlock(&srv->lock);
+	while (!list_empty(&dead)) {
+		struct list_head *l = dead.next;
+
+		list_del_init(l);
+		usbip__conn_join_free(usbip__conn_from_srv_link(l));
+	}
+}
+
+static void format_peer(const struct sockaddr_storage *ss, socklen_t len, char *out, size_t size)
+{
+	char host[64], serv[16];
+
+	if (getnameinfo((const struct sockaddr *)ss, len, host, sizeof(host), serv, sizeof(serv),
+			NI_NUMERICHOST | NI_NUMERICSERV) != 0)
+		snprintf(out, size, "?");
+	else
+		snprintf(out, size, "%s:%s", host, serv);
+}
+
+static void accept_one(struct usbip_server *srv)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	char peer[80];
+	struct usbip__conn *c;
+	int one = 1;
+	int fd = accept(srv->listen_fd, (struct sockaddr *)&ss, &len);
+
+	if (fd < 0)
+		return;	/* EAGAIN, ECONNABORTED, EMFILE...: try again later */
+	fcntl(fd, F_SETFD, FD_CLOEXEC);
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	format_peer(&ss, len, peer, sizeof(peer));
+	c = usbip__conn_new(srv, fd, peer);
+	if (!c) {
+		usbip__log(srv, "%s: out of memory, connection refused", peer);
+		close(fd);
+		return;
+	}
+	pthread_mutex_lock(&srv->lock);
+	list_add_tail(usbip__conn_srv_link(c), &srv->conns);
+	pthread_mutex_unlock(&srv->lock);
+	if (usbip__conn_start(c) != 0) {
+		usbip__log(srv, "%s: no thread for the connection", peer);
+		pthread_mutex_lock(&srv->lock);
+		list_del_init(usbip__conn_srv_link(c));
+		pthread_mutex_unlock(&srv->lock);
+		usbip__conn_free_unstarted(c);
+	}
+}
+
+int usbip_server_run(struct usbip_server *srv)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&srv->lock);
+	if (srv->running) {
+		pthread_mutex_unlock(&srv->lock);
+		return -USB_EBUSY;
+	}
+	srv->running = true;
+	pthread_mutex_unlock(&srv->lock);
+
+	for (;;) {
+		struct pollfd p[2] = { { srv->listen_fd, POLLIN, 0 }, { srv->stop_pipe[0], POLLIN, 0 } };
+
+		/* The timeout only paces the reaping of finished connections. */
+		if (poll(p, 2, 1000) < 0) {
+			if (errno == EINTR)
+				continue;
+			rc = -USB_EIO;
+			break;
+		}
+		if (p[1].revents)
+			break;
+		if (p[0].revents & POLLIN)
+			accept_one(srv);
+		else if (p[0].revents & (POLLERR | POLLNVAL)) {
+			rc = -USB_EIO;
+			break;
+		}
+		reap(srv, false);
+	}
+
+	/* Unplug every host; their threads end and are joined. */
+	pthread_mutex_lock(&srv->lock);
+	{
+		struct list_head *pos;
+
+		list_for_each(pos, &srv->conns)
+			usbip__conn_kill(usbip__conn_from_srv_link(pos));
+	}
+	pthread_mutex_unlock(&srv->lock);
+	reap(srv, true);
+	{
+		char buf[16];
+
+		while (read(srv->stop_pipe[0], buf, sizeof(buf)) > 0)
+			;
+	}
+	pthread_mutex_lock(&srv->lock);
+	srv->running = false;
+	pthread_mutex_unlock(&srv->lock);
+	return rc;
+}
+
+static void *server_thread(void *arg)
+{
+	int rc = usbip_server_run(arg);
+
+	if (rc < 0)
+		usbip__log(arg, "server stopped: %s", usb_strerror(rc));
+	return NULL;
+}
+
+int usbip_server_start(struct usbip_server *srv)
+{
+	if (srv->thread_started)
+		return -USB_EBUSY;
+	if (pthread_create(&srv->thread, NULL, server_thread, srv) != 0)
+		return -USB_ENOMEM;
+	srv->thread_started = true;
+	return 0;
+}
+
+void usbip_server_stop(struct usbip_server *srv)
+{
+	char b = 1;
+	ssize_t n;
+
+	/* write() is async-signal-safe; a full pipe already says "stop". */
+	n = write(srv->stop_pipe[1], &b, 1);
+	(void)n;
+}
+
+void usbip_server_destroy(struct usbip_server *srv)
+{
+	if (!srv)
+		return;
+	if (srv->thread_started) {
+		usbip_server_stop(srv);
+		pthread_join(srv->thread, NULL);
+		srv->thread_started = false;
+	}
+	/* Unregistering unbinds drivers: ops->stop unplugs any host left. */
+	while (srv->ndev > 0)
+		usbip__dev_destroy(srv->devs[--srv->ndev]);
+	reap(srv, true);
+	close(srv->listen_fd);
+	close(srv->stop_pipe[0]);
+	close(srv->stop_pipe[1]);
+	pthread_mutex_destroy(&srv->lock);
+	free(srv);
+}
