@@ -414,7 +414,8 @@ static int route(struct usb_composite_dev *cdev, struct setup *s,
 		if (request_ep(cdev, s->index, &owner) && owner)
 			f = owner;
 	}
-	if (f && (!f->setup || (f->req_match && !f->req_match(f, ctrl, false))))
+	/* Addressed by recipient: the owner's, req_match is not asked. */
+	if (f && !f->setup)
 		f = NULL;
 
 	if (!f) {
