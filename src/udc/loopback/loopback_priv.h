@@ -1,0 +1,89 @@
+/*
+ * loopback_priv.h - private state of the loopback backend, shared by
+ * loopback_udc.c (controller side: create/destroy, gadget and endpoint
+ * ops) and loopback_host.c (host side: the usb_loopback_host_*() calls).
+ * Prototypes are grouped by the file that defines them.
+ *
+ * Locking: `lock` guards everything below it; `cond` is broadcast on every
+ * change a waiter may care about (a transfer finished, a request to give
+ * back, an entry-point call returned). `host_mutex` serialises host calls
+ * and is taken before `lock`. Entry points and completions are called
+ * with neither held... except host_mutex, which only host calls take.
+ */
+#ifndef LOOPBACK_PRIV_H
+#define LOOPBACK_PRIV_H
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "composite/loopback_host.h"
+#include "composite/udc.h"
+#include "udc/common/xfer.h"
+
+struct lb_ep {
+	struct usb_ep ep;
+	struct udcx_ep x;
+	struct usb_loopback_host *h;
+	char name[12];
+	uint8_t hw_address;	/* number | USB_DIR_IN, fixed by the hardware */
+	uint8_t host_address;	/* bEndpointAddress while enabled */
+};
+
+struct usb_loopback_xfer {
+	struct udcx_urb u;
+	struct lb_ep *lep;
+};
+
+struct usb_loopback_host {
+	struct usb_gadget gadget;
+	char name[32];
+	enum usb_device_speed max_speed;
+	unsigned ep0_mp;	/* at full/high speed */
+
+	pthread_mutex_t host_mutex;
+	bool host_busy;		/* a host call holds host_mutex */
+	pthread_t host_owner;
+
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct lb_ep ep0;
+	struct lb_ep *eps;
+	size_t neps;
+	/* Requests finished outside the event context, to give back there. */
+	struct udcx_done pending;
+	bool registered;
+	bool started;
+	bool pullup;
+	bool connected;
+	bool unplug_pending;	/* pullup went off while connected */
+	unsigned in_event;	/* entry-point calls running */
+	struct usb_loopback_host_info info;
+};
+
+/* ---- loopback_udc.c ---------------------------------------------------- */
+
+/*
+ * Put what an engine call finished where it belongs: requests onto
+ * h->pending (for the event context), host transfers off their lists
+ * (their waiters see !pending); wake waiters. Lock held.
+ */
+void lb__settle(struct usb_loopback_host *h, struct udcx_done *done);
+
+/*
+ * Call an entry point from the host thread: false if the gadget is not
+ * started (do not call). Lock held on entry; dropped between lb__enter()
+ * and lb__leave(), which takes it again.
+ */
+bool lb__enter(struct usb_loopback_host *h);
+void lb__leave(struct usb_loopback_host *h);
+
+/* Give back h->pending in the host thread. Lock held (dropped meanwhile).
+ * Return: how many. */
+int lb__run_completions(struct usb_loopback_host *h);
+
+/* Finish every queued request with @req_status and every pending host
+ * transfer with @urb_status, ep0 included, into @done. Lock held. */
+void lb__flush_all(struct usb_loopback_host *h, int req_status, int urb_status,
+		   struct udcx_done *done);
+
+#endif /* LOOPBACK_PRIV_H */

@@ -1,0 +1,532 @@
+/*
+ * loopback_udc.c - the controller side of the loopback backend: creating
+ * and registering the simulated UDC, its gadget and endpoint ops, and the
+ * event-context plumbing the host side uses (loopback_priv.h).
+ *
+ * It owns the usb_loopback_host structure, its endpoints and requests; it
+ * moves data only through the transfer engine (udc/common/xfer.h) and
+ * calls the core only through usb_udc_register()/unregister() and, in
+ * disable/dequeue, usb_gadget_giveback_request(). POSIX (pthreads).
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "udc/loopback/loopback_priv.h"
+
+static struct usb_loopback_host *host_of_gadget(struct usb_gadget *g)
+{
+	return container_of(g, struct usb_loopback_host, gadget);
+}
+
+static struct lb_ep *lep_of(struct usb_ep *ep)
+{
+	return container_of(ep, struct lb_ep, ep);
+}
+
+/* ---- event-context plumbing ------------------------------------------- */
+
+void lb__settle(struct usb_loopback_host *h, struct udcx_done *done)
+{
+	while (!list_empty(&done->reqs))
+		list_move_tail(done->reqs.next, &h->pending.reqs);
+	/* Host transfers are waited on through their pending flag. */
+	while (!list_empty(&done->urbs))
+		list_del_init(done->urbs.next);
+	pthread_cond_broadcast(&h->cond);
+}
+
+bool lb__enter(struct usb_loopback_host *h)
+{
+	if (!h->started)
+		return false;
+	h->in_event++;
+	pthread_mutex_unlock(&h->lock);
+	return true;
+}
+
+void lb__leave(struct usb_loopback_host *h)
+{
+	pthread_mutex_lock(&h->lock);
+	h->in_event--;
+	pthread_cond_broadcast(&h->cond);
+}
+
+int lb__run_completions(struct usb_loopback_host *h)
+{
+	int n = 0;
+
+	while (!list_empty(&h->pending.reqs)) {
+		struct list_head mine;
+
+		INIT_LIST_HEAD(&mine);
+		while (!list_empty(&h->pending.reqs))
+			list_move_tail(h->pending.reqs.next, &mine);
+		for (struct list_head *p = mine.next; p != &mine; p = p->next)
+			n++;
+		if (!lb__enter(h)) {
+			/* Stopped: leave them for disable/dequeue to find. */
+			while (!list_empty(&mine))
+				list_move_tail(mine.next, &h->pending.reqs);
+			return n;
+		}
+		udcx__giveback_list(&mine);
+		lb__leave(h);
+	}
+	return n;
+}
+
+void lb__flush_all(struct usb_loopback_host *h, int req_status, int urb_status,
+		   struct udcx_done *done)
+{
+	udcx__ep_flush_reqs(&h->ep0.x, req_status, done);
+	udcx__ep_flush_urbs(&h->ep0.x, urb_status, done);
+	for (size_t i = 0; i < h->neps; i++) {
+		udcx__ep_flush_reqs(&h->eps[i].x, req_status, done);
+		udcx__ep_flush_urbs(&h->eps[i].x, urb_status, done);
+	}
+}
+
+/* ---- endpoint ops ------------------------------------------------------- */
+
+static int lb_ep_enable(struct usb_ep *ep, const struct usb_endpoint_descriptor *desc)
+{
+	struct lb_ep *lep = lep_of(ep);
+	struct usb_loopback_host *h = lep->h;
+	unsigned mp = le16_to_cpu(desc->wMaxPacketSize) & USB_ENDPOINT_MAXP_MASK;
+	bool in = (desc->bEndpointAddress & USB_DIR_IN) != 0;
+	int rc;
+
+	/* The direction is wired in the hardware. */
+	if (in != ((lep->hw_address & USB_DIR_IN) != 0))
+		return -USB_EINVAL;
+	pthread_mutex_lock(&h->lock);
+	rc = udcx__ep_enable(&lep->x, in, mp);
+	if (!rc)
+		lep->host_address = desc->bEndpointAddress;
+	pthread_mutex_unlock(&h->lock);
+	return rc;
+}
+
+static int lb_ep_disable(struct usb_ep *ep)
+{
+	struct lb_ep *lep = lep_of(ep);
+	struct usb_loopback_host *h = lep->h;
+	struct udcx_done done;
+	struct list_head back;
+
+	udcx__done_init(&done);
+	INIT_LIST_HEAD(&back);
+	pthread_mutex_lock(&h->lock);
+	/* Finished earlier but not given back yet: they go first. */
+	udcx__done_take_ep(&h->pending, &lep->x, &back);
+	udcx__ep_disable(&lep->x, &done);
+	while (!list_empty(&done.reqs))
+		list_move_tail(done.reqs.next, &back);
+	lep->host_address = 0;
+	lb__settle(h, &done);
+	pthread_mutex_unlock(&h->lock);
+	udcx__giveback_list(&back);
+	return 0;
+}
+
+static struct usb_request *lb_alloc_request(struct usb_ep *ep)
+{
+	struct udcx_req *r = malloc(sizeof(*r));
+
+	(void)ep;
+	if (!r)
+		return NULL;
+	udcx__req_init(r);
+	return &r->req;
+}
+
+static void lb_free_request(struct usb_ep *ep, struct usb_request *req)
+{
+	(void)ep;
+	free(udcx__req_of(req));
+}
+
+static int lb_queue(struct usb_ep *ep, struct usb_request *req)
+{
+	struct lb_ep *lep = lep_of(ep);
+	struct usb_loopback_host *h = lep->h;
+	struct udcx_done done;
+	int rc;
+
+	udcx__done_init(&done);
+	pthread_mutex_lock(&h->lock);
+	if (!h->connected) {
+		rc = -USB_ESHUTDOWN;
+	} else {
+		rc = udcx__ep_queue(&lep->x, udcx__req_of(req), &done);
+		lb__settle(h, &done);
+	}
+	pthread_mutex_unlock(&h->lock);
+	return rc;
+}
+
+static int lb_dequeue(struct usb_ep *ep, struct usb_request *req)
+{
+	struct lb_ep *lep = lep_of(ep);
+	struct usb_loopback_host *h = lep->h;
+	struct udcx_req *r = udcx__req_of(req);
+	struct udcx_done done;
+	struct list_head back;
+	int rc = 0;
+
+	udcx__done_init(&done);
+	INIT_LIST_HEAD(&back);
+	pthread_mutex_lock(&h->lock);
+	if (udcx__ep_dequeue(&lep->x, r, &done) == 0)
+		list_move_tail(&r->node, &back);	/* the rest: event context */
+	else if (!udcx__done_take_req(&h->pending, r, &back))
+		rc = -USB_EINVAL;	/* finished and being given back */
+	lb__settle(h, &done);
+	pthread_mutex_unlock(&h->lock);
+	udcx__giveback_list(&back);
+	return rc;
+}
+
+static int lb_set_halt(struct usb_ep *ep, int value)
+{
+	struct lb_ep *lep = lep_of(ep);
+	struct usb_loopback_host *h = lep->h;
+	struct udcx_done done;
+	int rc;
+
+	udcx__done_init(&done);
+	pthread_mutex_lock(&h->lock);
+	rc = udcx__ep_set_halt(&lep->x, value != 0, &done);
+	lb__settle(h, &done);
+	pthread_mutex_unlock(&h->lock);
+	return rc;
+}
+
+static int lb_fifo_status(struct usb_ep *ep)
+{
+	(void)ep;
+	return 0;	/* data moves straight between buffers: no FIFO */
+}
+
+static const struct usb_ep_ops lb_ep_ops = {
+	.enable = lb_ep_enable,
+	.disable = lb_ep_disable,
+	.alloc_request = lb_alloc_request,
+	.free_request = lb_free_request,
+	.queue = lb_queue,
+	.dequeue = lb_dequeue,
+	.set_halt = lb_set_halt,
+	.fifo_status = lb_fifo_status,
+};
+
+/* ---- gadget ops ------------------------------------------------------- */
+
+static int lb_start(struct usb_gadget *g)
+{
+	struct usb_loopback_host *h = host_of_gadget(g);
+
+	pthread_mutex_lock(&h->lock);
+	h->started = true;
+	pthread_mutex_unlock(&h->lock);
+	return 0;
+}
+
+static void lb_stop(struct usb_gadget *g)
+{
+	struct usb_loopback_host *h = host_of_gadget(g);
+	struct udcx_done done;
+	bool self;
+
+	udcx__done_init(&done);
+	pthread_mutex_lock(&h->lock);
+	h->started = false;
+	h->connected = false;
+	h->unplug_pending = false;
+	g->speed = USB_SPEED_UNKNOWN;
+	/* The host's transfers fail; requests stay for disable/dequeue. */
+	for (size_t i = 0; i < h->neps; i++)
+		udcx__ep_flush_urbs(&h->eps[i].x, -USB_ESHUTDOWN, &done);
+	udcx__ep_flush_urbs(&h->ep0.x, -USB_ESHUTDOWN, &done);
+	lb__settle(h, &done);
+	/* Called from a callback in the host thread (a misuse) we cannot
+	 * wait for ourselves. */
+	self = h->host_busy && pthread_equal(h->host_owner, pthread_self());
+	while (h->in_event > 0 && !self)
+		pthread_cond_wait(&h->cond, &h->lock);
+	pthread_mutex_unlock(&h->lock);
+}
+
+static int lb_pullup(struct usb_gadget *g, int is_on)
+{
+	struct usb_loopback_host *h = host_of_gadget(g);
+
+	pthread_mutex_lock(&h->lock);
+	h->pullup = is_on != 0;
+	h->info.pullup = h->pullup;
+	if (!h->pullup && h->connected)
+		h->unplug_pending = true;	/* the host thread reports it */
+	pthread_cond_broadcast(&h->cond);
+	pthread_mutex_unlock(&h->lock);
+	return 0;
+}
+
+static int lb_set_selfpowered(struct usb_gadget *g, int is_selfpowered)
+{
+	struct usb_loopback_host *h = host_of_gadget(g);
+
+	pthread_mutex_lock(&h->lock);
+	h->info.selfpowered = is_selfpowered;
+	pthread_mutex_unlock(&h->lock);
+	return 0;
+}
+
+static int lb_wakeup(struct usb_gadget *g)
+{
+	struct usb_loopback_host *h = host_of_gadget(g);
+	int rc = 0;
+
+	pthread_mutex_lock(&h->lock);
+	if (!h->connected)
+		rc = -USB_ENOTCONN;
+	else
+		h->info.wakeups++;
+	pthread_mutex_unlock(&h->lock);
+	return rc;
+}
+
+static int lb_vbus_draw(struct usb_gadget *g, unsigned mA)
+{
+	struct usb_loopback_host *h = host_of_gadget(g);
+
+	pthread_mutex_lock(&h->lock);
+	h->info.vbus_mA = mA;
+	pthread_mutex_unlock(&h->lock);
+	return 0;
+}
+
+static int lb_set_address(struct usb_gadget *g, unsigned address)
+{
+	struct usb_loopback_host *h = host_of_gadget(g);
+
+	pthread_mutex_lock(&h->lock);
+	h->info.address = address;
+	pthread_mutex_unlock(&h->lock);
+	return 0;
+}
+
+static int lb_test_mode(struct usb_gadget *g, unsigned selector)
+{
+	struct usb_loopback_host *h = host_of_gadget(g);
+
+	pthread_mutex_lock(&h->lock);
+	h->info.test_mode = selector;
+	pthread_mutex_unlock(&h->lock);
+	return 0;
+}
+
+static const struct usb_gadget_ops lb_gadget_ops = {
+	.start = lb_start,
+	.stop = lb_stop,
+	.pullup = lb_pullup,
+	.set_selfpowered = lb_set_selfpowered,
+	.wakeup = lb_wakeup,
+	.vbus_draw = lb_vbus_draw,
+	.set_address = lb_set_address,
+	.test_mode = lb_test_mode,
+};
+
+/* ---- create / destroy --------------------------------------------------- */
+
+/* The default controller: ep1..ep15, one IN and one OUT each, every type. */
+#define LB_EP_PAIR(n) { .address = USB_DIR_IN | (n) }, { .address = (n) }
+static const struct usb_loopback_ep_config default_eps[] = {
+	LB_EP_PAIR(1), LB_EP_PAIR(2), LB_EP_PAIR(3), LB_EP_PAIR(4), LB_EP_PAIR(5),
+	LB_EP_PAIR(6), LB_EP_PAIR(7), LB_EP_PAIR(8), LB_EP_PAIR(9), LB_EP_PAIR(10),
+	LB_EP_PAIR(11), LB_EP_PAIR(12), LB_EP_PAIR(13), LB_EP_PAIR(14), LB_EP_PAIR(15),
+};
+
+static int check_config(const struct usb_loopback_host_config *c)
+{
+	if (c->udc_name && (!c->udc_name[0] || strlen(c->udc_name) >= 32))
+		return -USB_EINVAL;
+	if (c->max_speed > USB_SPEED_SUPER_PLUS || c->max_speed == USB_SPEED_WIRELESS)
+		return -USB_EINVAL;
+	if (c->ep0_maxpacket && c->ep0_maxpacket != 8 && c->ep0_maxpacket != 16 &&
+	    c->ep0_maxpacket != 32 && c->ep0_maxpacket != 64)
+		return -USB_EINVAL;
+	if (c->num_endpoints && !c->endpoints)
+		return -USB_EINVAL;
+	for (size_t i = 0; i < c->num_endpoints; i++) {
+		const struct usb_loopback_ep_config *e = &c->endpoints[i];
+		unsigned num = e->address & USB_ENDPOINT_NUMBER_MASK;
+
+		if (num == 0 || (e->address & ~(USB_DIR_IN | USB_ENDPOINT_NUMBER_MASK)) ||
+		    e->maxpacket_limit > 1024)
+			return -USB_EINVAL;
+		for (size_t j = 0; j < i; j++)
+			if (c->endpoints[j].address == e->address)
+				return -USB_EINVAL;
+	}
+	return 0;
+}
+
+static void init_ep(struct usb_loopback_host *h, struct lb_ep *lep,
+		    const struct usb_loopback_ep_config *e)
+{
+	bool all = !e->bulk && !e->intr && !e->iso;
+	unsigned num = e->address & USB_ENDPOINT_NUMBER_MASK;
+	bool in = (e->address & USB_DIR_IN) != 0;
+
+	usb_ep_init(&lep->ep);
+	lep->h = h;
+	lep->hw_address = e->address;
+	snprintf(lep->name, sizeof(lep->name), "ep%u%s", num, in ? "in" : "out");
+	lep->ep.name = lep->name;
+	lep->ep.ops = &lb_ep_ops;
+	lep->ep.caps.type_bulk = all || e->bulk;
+	lep->ep.caps.type_int = all || e->intr;
+	lep->ep.caps.type_iso = all || e->iso;
+	lep->ep.caps.dir_in = in;
+	lep->ep.caps.dir_out = !in;
+	usb_ep_set_maxpacket_limit(&lep->ep, e->maxpacket_limit ? e->maxpacket_limit : 1024);
+	udcx__ep_init(&lep->x, &lep->ep, false, lep->ep.maxpacket_limit);
+	list_add_tail(&lep->ep.ep_list, &h->gadget.ep_list);
+}
+
+int usb_loopback_host_create(const struct usb_loopback_host_config *config,
+			     struct usb_loopback_host **out)
+{
+	static const struct usb_loopback_host_config defaults;
+	const struct usb_loopback_ep_config *eps;
+	struct usb_loopback_host *h;
+	pthread_condattr_t ca;
+	size_t neps;
+	int rc;
+
+	if (!out)
+		return -USB_EINVAL;
+	*out = NULL;
+	if (!config)
+		config = &defaults;
+	rc = check_config(config);
+	if (rc)
+		return rc;
+	eps = config->endpoints;
+	neps = config->num_endpoints;
+	if (neps == 0) {
+		eps = default_eps;
+		neps = sizeof(default_eps) / sizeof(default_eps[0]);
+	}
+
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return -USB_ENOMEM;
+	h->eps = calloc(neps, sizeof(*h->eps));
+	if (!h->eps) {
+		rc = -USB_ENOMEM;
+		goto fail_free;
+	}
+	h->neps = neps;
+	rc = -USB_EIO;
+	if (pthread_mutex_init(&h->host_mutex, NULL))
+		goto fail_free;
+	if (pthread_mutex_init(&h->lock, NULL))
+		goto fail_host_mutex;
+	if (pthread_condattr_init(&ca))
+		goto fail_lock;
+	if (pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) || pthread_cond_init(&h->cond, &ca)) {
+		pthread_condattr_destroy(&ca);
+		goto fail_lock;
+	}
+	pthread_condattr_destroy(&ca);
+
+	snprintf(h->name, sizeof(h->name), "%s", config->udc_name ? config->udc_name : "loopback.0");
+	h->max_speed = config->max_speed ? config->max_speed : USB_SPEED_HIGH;
+	h->ep0_mp = config->ep0_maxpacket ? config->ep0_maxpacket : 64;
+	h->pullup = true;
+	h->info.pullup = 1;
+	udcx__done_init(&h->pending);
+
+	usb_gadget_init(&h->gadget);
+	h->gadget.ops = &lb_gadget_ops;
+	h->gadget.name = h->name;
+	h->gadget.max_speed = h->max_speed;
+
+	usb_ep_init(&h->ep0.ep);
+	h->ep0.h = h;
+	snprintf(h->ep0.name, sizeof(h->ep0.name), "ep0");
+	h->ep0.ep.name = h->ep0.name;
+	h->ep0.ep.ops = &lb_ep_ops;
+	h->ep0.ep.caps.type_control = 1;
+	h->ep0.ep.caps.dir_in = 1;
+	h->ep0.ep.caps.dir_out = 1;
+	usb_ep_set_maxpacket_limit(&h->ep0.ep, h->ep0_mp);
+	udcx__ep_init(&h->ep0.x, &h->ep0.ep, true, h->ep0_mp);
+	h->gadget.ep0 = &h->ep0.ep;
+	for (size_t i = 0; i < neps; i++)
+		init_ep(h, &h->eps[i], &eps[i]);
+
+	rc = usb_udc_register(&h->gadget);
+	if (rc)
+		goto fail_cond;
+	h->registered = true;
+	*out = h;
+	return 0;
+
+fail_cond:
+	pthread_cond_destroy(&h->cond);
+fail_lock:
+	pthread_mutex_destroy(&h->lock);
+fail_host_mutex:
+	pthread_mutex_destroy(&h->host_mutex);
+fail_free:
+	free(h->eps);
+	free(h);
+	return rc;
+}
+
+void usb_loopback_host_destroy(struct usb_loopback_host *h)
+{
+	if (!h)
+		return;
+	if (h->registered)
+		usb_udc_unregister(&h->gadget);
+	/* Host transfers still pending belong to their callers; unhook them. */
+	pthread_mutex_lock(&h->lock);
+	{
+		struct udcx_done done;
+
+		udcx__done_init(&done);
+		lb__flush_all(h, -USB_ESHUTDOWN, -USB_ESHUTDOWN, &done);
+		/* Requests left queued belong to no driver any more: drop them
+		 * without completing (their owner is gone). */
+		INIT_LIST_HEAD(&done.reqs);
+		lb__settle(h, &done);
+		INIT_LIST_HEAD(&h->pending.reqs);
+	}
+	pthread_mutex_unlock(&h->lock);
+	pthread_cond_destroy(&h->cond);
+	pthread_mutex_destroy(&h->lock);
+	pthread_mutex_destroy(&h->host_mutex);
+	free(h->eps);
+	free(h);
+}
+
+struct usb_gadget *usb_loopback_host_gadget(struct usb_loopback_host *h)
+{
+	return h ? &h->gadget : NULL;
+}
+
+void usb_loopback_host_info(struct usb_loopback_host *h, struct usb_loopback_host_info *info)
+{
+	if (!h || !info)
+		return;
+	pthread_mutex_lock(&h->lock);
+	*info = h->info;
+	info->connected = h->connected;
+	pthread_mutex_unlock(&h->lock);
+}
