@@ -3,3 +3,4 @@ set(core_fixture ${CMAKE_CURRENT_SOURCE_DIR}/fake_udc.c
                  ${CMAKE_CURRENT_SOURCE_DIR}/test_core_fixture.c)
 
 composite_unit_test(test_core_ep0 SOURCES test_core_ep0.c ${core_fixture})
+composite_unit_test(test_core_composite SOURCES test_core_composite.c ${core_fixture})
