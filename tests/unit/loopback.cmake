@@ -1,2 +1,5 @@
 # Transfer engine (src/udc/common), loopback host and null backends.
 composite_unit_test(test_loopback_xfer SOURCES test_loopback_xfer.c)
+if(COMPOSITE_POSIX)
+  composite_unit_test(test_loopback_host SOURCES test_loopback_host.c)
+endif()
