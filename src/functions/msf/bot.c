@@ -24,9 +24,9 @@ int msf__sleep_locked(struct fsg_common *common, bool can_freeze)
 {
 	(void)can_freeze;
 	if (msf__exception_pending(common))
-		return USB_EINTR;
+		return -USB_EINTR;
 	msf__os_wait(common->os);
-	return msf__exception_pending(common) ? USB_EINTR : 0;
+	return msf__exception_pending(common) ? -USB_EINTR : 0;
 }
 
 int msf__wait_buf(struct fsg_common *common, struct msf__buffhd *bh,
@@ -127,7 +127,7 @@ int msf__halt_bulk_in(struct fsg_common *common)
 	int rc;
 
 	if (!fsg)
-		return USB_ESHUTDOWN;
+		return -USB_ESHUTDOWN;
 	for (;;) {
 		bool busy = false;
 
@@ -146,7 +146,7 @@ int msf__halt_bulk_in(struct fsg_common *common)
 		}
 		msf__os_unlock(common->os);
 		rc = usb_ep_set_halt(fsg->bulk_in);
-		if (rc != USB_EAGAIN)
+		if (rc != -USB_EAGAIN)
 			return rc;
 	}
 }
@@ -154,7 +154,7 @@ int msf__halt_bulk_in(struct fsg_common *common)
 int msf__halt_bulk_out(struct fsg_common *common)
 {
 	if (!common->fsg)
-		return USB_ESHUTDOWN;
+		return -USB_ESHUTDOWN;
 	return usb_ep_set_halt(common->fsg->bulk_out);
 }
 
@@ -170,9 +170,9 @@ static void wedge_bulk_endpoints(struct fsg_common *common)
 	do {
 		/* No IN request is queued between commands; retry if racing. */
 		rc = usb_ep_set_wedge(fsg->bulk_in);
-		if (rc == USB_EAGAIN && msf__halt_bulk_in(common) == USB_EINTR)
+		if (rc == -USB_EAGAIN && msf__halt_bulk_in(common) == -USB_EINTR)
 			return;
-	} while (rc == USB_EAGAIN);
+	} while (rc == -USB_EAGAIN);
 }
 
 /* ---- command phase -------------------------------------------------------- */
@@ -186,12 +186,12 @@ static int received_cbw(struct fsg_common *common, struct msf__buffhd *bh)
 
 	/* Was this a real packet? Should it be ignored? */
 	if (req->status || !common->fsg)
-		return USB_EINVAL;
+		return -USB_EINVAL;
 
 	/* Valid: exactly 31 bytes with the signature (BOT 6.2.1). */
 	if (req->actual != MSF_CBW_LEN || usb_get_le32(cbw) != MSF_CBW_SIGNATURE) {
 		wedge_bulk_endpoints(common);
-		return USB_EINVAL;
+		return -USB_EINVAL;
 	}
 
 	/* Meaningful: no reserved bits, a LUN, a CDB of 1..16 bytes (6.2.2). */
@@ -202,7 +202,7 @@ static int received_cbw(struct fsg_common *common, struct msf__buffhd *bh)
 	    cblen < 1 || cblen > MSF_MAX_CDB) {
 		if (common->can_stall)
 			wedge_bulk_endpoints(common);
-		return USB_EINVAL;
+		return -USB_EINVAL;
 	}
 
 	common->cmnd_size = cblen;
@@ -236,7 +236,7 @@ static int get_next_command(struct fsg_common *common)
 		msf__os_lock(common->os);
 		(void)msf__sleep_locked(common, true);
 		msf__os_unlock(common->os);
-		return USB_EIO;
+		return -USB_EIO;
 	}
 
 	rc = msf__wait_buf(common, bh, MSF_BUF_FULL);
@@ -271,7 +271,7 @@ static int throw_away_data(struct fsg_common *common)
 				 common->usb_amount_left : common->buflen;
 			msf__set_bulk_out_req_length(common, bh2, amount);
 			if (!msf__start_out_transfer(common, bh2))
-				return USB_EIO;
+				return -USB_EIO;
 			common->next_buffhd_to_fill = bh2->next;
 			common->usb_amount_left -= amount;
 			continue;
@@ -289,7 +289,7 @@ static int throw_away_data(struct fsg_common *common)
 		if (bh->outreq->actual < bh->bulk_out_intended_length ||
 		    bh->outreq->status) {
 			msf__raise_exception(common, MSF_STATE_ABORT_BULK_OUT);
-			return USB_EINTR;
+			return -USB_EINTR;
 		}
 	}
 }
@@ -313,11 +313,11 @@ static int finish_reply(struct fsg_common *common)
 		if (common->data_size == 0)
 			break;
 		if (!common->fsg)
-			return USB_EIO;
+			return -USB_EIO;
 		if (common->residue == 0) {
 			bh->inreq->zero = 0;
 			if (!msf__start_in_transfer(common, bh))
-				return USB_EIO;
+				return -USB_EIO;
 			common->next_buffhd_to_fill = bh->next;
 			break;
 		}
@@ -327,7 +327,7 @@ static int finish_reply(struct fsg_common *common)
 		 */
 		bh->inreq->zero = 1;
 		if (!msf__start_in_transfer(common, bh))
-			rc = USB_EIO;
+			rc = -USB_EIO;
 		common->next_buffhd_to_fill = bh->next;
 		if (common->can_stall)
 			rc = msf__halt_bulk_in(common);
@@ -339,7 +339,7 @@ static int finish_reply(struct fsg_common *common)
 		if (common->short_packet_received) {
 			/* The host ended early: cancel what is still queued. */
 			msf__raise_exception(common, MSF_STATE_ABORT_BULK_OUT);
-			return USB_EINTR;
+			return -USB_EINTR;
 		}
 		if (common->phase_error && common->can_stall &&
 		    common->usb_amount_left == common->data_size) {

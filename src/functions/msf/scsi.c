@@ -47,8 +47,8 @@
 #define SAI_READ_CAPACITY_16 0x10
 
 /* Handlers return a reply length, or one of these. */
-#define REPLY_FAILED USB_EINVAL		/* sense set, no data */
-#define REPLY_DONE USB_EIO		/* the handler set up the buffers itself */
+#define REPLY_FAILED (-USB_EINVAL)		/* sense set, no data */
+#define REPLY_DONE (-USB_EIO)		/* the handler set up the buffers itself */
 
 /* Set the current LUN's sense (no INFORMATION field). */
 static void fail(struct fsg_common *common, uint32_t sense)
@@ -77,7 +77,7 @@ int msf__check_command(struct fsg_common *common, unsigned cmnd_size,
 	/* Directions that disagree (cases 8, 10) are a phase error. */
 	if (common->data_dir != data_dir && common->data_size_from_cmnd) {
 		common->phase_error = true;
-		return USB_EINVAL;
+		return -USB_EINVAL;
 	}
 
 	/*
@@ -88,7 +88,7 @@ int msf__check_command(struct fsg_common *common, unsigned cmnd_size,
 	if (cmnd_size != common->cmnd_size) {
 		if (cmnd_size > common->cmnd_size) {
 			common->phase_error = true;
-			return USB_EINVAL;
+			return -USB_EINVAL;
 		}
 		cmnd_size = common->cmnd_size;
 	}
@@ -100,7 +100,7 @@ int msf__check_command(struct fsg_common *common, unsigned cmnd_size,
 		/* Only INQUIRY and REQUEST SENSE may address a missing LUN. */
 		common->bad_lun_okay = false;
 		if (common->cmnd[0] != SC_INQUIRY && common->cmnd[0] != SC_REQUEST_SENSE)
-			return USB_EINVAL;
+			return -USB_EINVAL;
 	}
 
 	/* A unit attention fails everything but INQUIRY and REQUEST SENSE. */
@@ -108,7 +108,7 @@ int msf__check_command(struct fsg_common *common, unsigned cmnd_size,
 	    common->cmnd[0] != SC_INQUIRY && common->cmnd[0] != SC_REQUEST_SENSE) {
 		msf__lun_set_sense(curlun, curlun->unit_attention_data, 0, false);
 		curlun->unit_attention_data = SS_NO_SENSE;
-		return USB_EINVAL;
+		return -USB_EINVAL;
 	}
 
 	/* Only the bytes in @mask may be non-zero (LUN bits of byte 1 aside). */
@@ -116,26 +116,18 @@ int msf__check_command(struct fsg_common *common, unsigned cmnd_size,
 	for (unsigned i = 1; i < cmnd_size && i < MSF_MAX_CDB; i++) {
 		if (common->cmnd[i] && !(mask & (1u << i))) {
 			fail(common, SS_INVALID_FIELD_IN_CDB);
-			return USB_EINVAL;
+			return -USB_EINVAL;
 		}
 	}
 
 	if (curlun && needs_medium && !msf__lun_is_open(curlun)) {
 		fail(common, SS_MEDIUM_NOT_PRESENT);
-		return USB_EINVAL;
+		return -USB_EINVAL;
 	}
 	return 0;
 }
 
 /* ---- commands answered from LUN state --------------------------------- */
-
-static void pad_copy(uint8_t *dst, const char *src, size_t n)
-{
-	size_t len = strlen(src);
-
-	memset(dst, ' ', n);
-	memcpy(dst, src, len < n ? len : n);
-}
 
 static int do_inquiry(struct fsg_common *common, uint8_t *buf)
 {
@@ -252,7 +244,8 @@ static int do_mode_sense(struct fsg_common *common, uint8_t *buf, bool ten)
 	unsigned page = common->cmnd[2] & 0x3f;
 	size_t hdr = ten ? 8 : 4, len;
 
-	if ((common->cmnd[1] & ~0x08u) != 0) {	/* only DBD */
+	/* DBD (we send no block descriptors anyway), LLBAA in the 10-byte form. */
+	if ((common->cmnd[1] & ~(ten ? 0x18u : 0x08u)) != 0) {
 		fail(common, SS_INVALID_FIELD_IN_CDB);
 		return REPLY_FAILED;
 	}
@@ -801,8 +794,8 @@ unknown:
 	}
 	msf__os_file_unlock(common->os);
 
-	if (reply == USB_EINTR)
-		return USB_EINTR;
+	if (reply == -USB_EINTR)
+		return -USB_EINTR;
 	if (reply == REPLY_FAILED)
 		reply = 0;
 	if (reply >= 0 && common->data_dir == MSF_DIR_TO_HOST) {

@@ -1,0 +1,226 @@
+/*
+ * backend_file_posix.c - the file block backend on POSIX: a regular file
+ * or a block device, read and written with pread/pwrite, flushed with
+ * fdatasync. A read-write open refused with EROFS or EACCES falls back to
+ * read-only, as Linux's fsg_lun_open does.
+ *
+ * Touches only its own object and file descriptor.
+ */
+#define _GNU_SOURCE	/* O_CLOEXEC with older libcs, BLKGETSIZE64 */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#endif
+
+#include "msf_internal.h"
+
+struct file_backend {
+	struct fsg_backend be;
+	int fd;
+	uint64_t size;
+	uint32_t block_size;
+	bool ro;
+};
+
+static struct file_backend *to_file(struct fsg_backend *be)
+{
+	return container_of(be, struct file_backend, be);
+}
+
+/* The host's errno as a library error (never returned raw). */
+static int map_errno(int e)
+{
+	switch (e) {
+	case ENOENT: return -USB_ENOENT;
+	case EACCES: return -USB_EACCES;
+	case EPERM: return -USB_EPERM;
+	case EROFS: return -USB_EROFS;
+	case ENOMEM: return -USB_ENOMEM;
+	case ENOSPC: return -USB_ENOSPC;
+	case EINVAL: return -USB_EINVAL;
+	case EISDIR: return -USB_EINVAL;
+	case ENAMETOOLONG: return -USB_ENAMETOOLONG;
+	case EBUSY: return -USB_EBUSY;
+	case ENXIO: return -USB_ENXIO;
+	case ENODEV: return -USB_ENODEV;
+	default: return -USB_EIO;
+	}
+}
+
+static int file_read(struct fsg_backend *be, uint64_t offset, void *buf, uint32_t len)
+{
+	struct file_backend *f = to_file(be);
+	uint32_t done = 0;
+
+	if (len > INT32_MAX)
+		return -USB_EINVAL;
+	while (done < len) {
+		ssize_t n = pread(f->fd, (char *)buf + done, len - done, (off_t)(offset + done));
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return done ? (int)done : map_errno(errno);
+		}
+		if (n == 0)
+			break;	/* end of file: a short count */
+		done += (uint32_t)n;
+	}
+	return (int)done;
+}
+
+static int file_write(struct fsg_backend *be, uint64_t offset, const void *buf, uint32_t len)
+{
+	struct file_backend *f = to_file(be);
+	uint32_t done = 0;
+
+	if (f->ro)
+		return -USB_EROFS;
+	if (len > INT32_MAX)
+		return -USB_EINVAL;
+	while (done < len) {
+		ssize_t n = pwrite(f->fd, (const char *)buf + done, len - done,
+				   (off_t)(offset + done));
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return done ? (int)done : map_errno(errno);
+		}
+		if (n == 0)
+			break;
+		done += (uint32_t)n;
+	}
+	return (int)done;
+}
+
+static int file_flush(struct fsg_backend *be)
+{
+	struct file_backend *f = to_file(be);
+
+	if (f->ro)
+		return 0;
+	if (fdatasync(f->fd) < 0)
+		return map_errno(errno);
+	return 0;
+}
+
+static uint64_t file_capacity(struct fsg_backend *be)
+{
+	return to_file(be)->size;
+}
+
+static uint32_t file_block_size(struct fsg_backend *be)
+{
+	return to_file(be)->block_size;
+}
+
+static bool file_read_only(struct fsg_backend *be)
+{
+	return to_file(be)->ro;
+}
+
+static void file_release(struct fsg_backend *be)
+{
+	struct file_backend *f = to_file(be);
+
+	close(f->fd);
+	free(f);
+}
+
+static const struct fsg_backend_ops file_ops = {
+	.read = file_read,
+	.write = file_write,
+	.flush = file_flush,
+	.capacity = file_capacity,
+	.block_size = file_block_size,
+	.read_only = file_read_only,
+	.release = file_release,
+};
+
+int fsg_backend_file_open(struct fsg_backend **out, const char *path, bool ro,
+			  bool sync_fua)
+{
+	struct file_backend *f;
+	struct stat st;
+	int fd = -1, rc;
+
+	if (!out)
+		return -USB_EINVAL;
+	*out = NULL;
+	if (!path || !path[0] || sync_fua)
+		return -USB_EINVAL;
+
+	if (!ro) {
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd < 0 && (errno == EROFS || errno == EACCES))
+			ro = true;	/* fall back, as Linux does */
+		else if (fd < 0)
+			return map_errno(errno);
+	}
+	if (fd < 0) {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return map_errno(errno);
+	}
+	if (fstat(fd, &st) < 0) {
+		rc = map_errno(errno);
+		goto fail_fd;
+	}
+
+	f = calloc(1, sizeof(*f));
+	if (!f) {
+		rc = -USB_ENOMEM;
+		goto fail_fd;
+	}
+	f->fd = fd;
+	f->ro = ro;
+	f->block_size = 512;
+	if (S_ISREG(st.st_mode)) {
+		f->size = (uint64_t)st.st_size;
+	} else if (S_ISBLK(st.st_mode)) {
+#if defined(__linux__) && defined(BLKGETSIZE64) && defined(BLKSSZGET)
+		uint64_t bytes = 0;
+		int ssz = 0;
+
+		if (ioctl(fd, BLKGETSIZE64, &bytes) < 0) {
+			rc = map_errno(errno);
+			goto fail_f;
+		}
+		if (ioctl(fd, BLKSSZGET, &ssz) == 0 && ssz >= 512 && ssz <= 4096)
+			f->block_size = (uint32_t)ssz;
+		f->size = bytes;
+#else
+		off_t end = lseek(fd, 0, SEEK_END);
+
+		if (end < 0) {
+			rc = map_errno(errno);
+			goto fail_f;
+		}
+		f->size = (uint64_t)end;
+#endif
+	} else {
+		rc = -USB_EINVAL;	/* a directory, a pipe... */
+		goto fail_f;
+	}
+	if (f->size < f->block_size) {
+		rc = -USB_EINVAL;	/* not even one block */
+		goto fail_f;
+	}
+	f->be.ops = &file_ops;
+	f->be.priv = f;
+	*out = &f->be;
+	return 0;
+
+fail_f:
+	free(f);
+fail_fd:
+	close(fd);
+	return rc;
+}

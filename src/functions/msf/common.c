@@ -1,0 +1,369 @@
+/*
+ * common.c - the fsg_common object: creation from a configuration, the
+ * reference count and destruction (stopping the worker, which may be the
+ * caller itself), switching the active function instance (endpoints and
+ * requests, done by the worker), and the run-time medium calls.
+ *
+ * Portable C11; threads only through msf_os.h.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "msf_internal.h"
+#include "msf_os.h"
+
+static void worker_entry(void *arg)
+{
+	msf__worker_main(arg);
+}
+
+/* Free everything; the worker is gone (joined, or it is the caller). */
+void msf__common_free(struct fsg_common *common)
+{
+	for (unsigned i = 0; i < common->nluns; i++)
+		msf__lun_close(&common->luns[i]);
+	if (common->buffhds) {
+		for (unsigned i = 0; i < common->fsg_num_buffers; i++)
+			free(common->buffhds[i].buf);
+		free(common->buffhds);
+	}
+	if (common->os)
+		msf__os_destroy(common->os);
+	free(common);
+}
+
+/* Stop the worker and free, or leave the freeing to the worker itself. */
+static void common_teardown(struct fsg_common *common)
+{
+	bool in_worker = false;
+
+	if (common->signal_watched) {
+		msf__os_signal_unwatch(common);
+		common->signal_watched = false;
+	}
+	if (common->thread_started) {
+		msf__os_lock(common->os);
+		common->releasing = true;
+		in_worker = msf__os_in_thread(common->os);
+		if (common->state < MSF_STATE_EXIT)
+			common->state = MSF_STATE_EXIT;
+		if (in_worker)
+			common->free_by_worker = true;
+		msf__os_wake(common->os);
+		msf__os_unlock(common->os);
+		if (in_worker)
+			return;	/* msf__worker_main() frees after thread_exits */
+		msf__os_thread_join(common->os);
+	}
+	msf__common_free(common);
+}
+
+static void common_release(struct kref *ref)
+{
+	common_teardown(container_of(ref, struct fsg_common, ref));
+}
+
+void fsg_common_get(struct fsg_common *common)
+{
+	kref_get(&common->ref);
+}
+
+void fsg_common_put(struct fsg_common *common)
+{
+	if (common)
+		kref_put(&common->ref, common_release);
+}
+
+void *fsg_common_private_data(const struct fsg_common *common)
+{
+	return common->private_data;
+}
+
+unsigned fsg_common_nluns(const struct fsg_common *common)
+{
+	return common->nluns;
+}
+
+static void release_cfg_backends(const struct fsg_config *cfg, unsigned from)
+{
+	for (unsigned i = from; i < FSG_MAX_LUNS && i < cfg->nluns; i++) {
+		struct fsg_backend *be = cfg->luns[i].backend;
+
+		if (be && be->ops && be->ops->release)
+			be->ops->release(be);
+	}
+}
+
+int fsg_common_init(struct fsg_common **out, struct usb_composite_dev *cdev,
+		    const struct fsg_config *cfg)
+{
+	struct fsg_common *common;
+	unsigned nbuf, i, luns_taken = 0;
+	uint32_t buflen;
+	int rc;
+
+	if (!out || !cfg)
+		return -USB_EINVAL;
+	*out = NULL;
+	nbuf = cfg->fsg_num_buffers ? cfg->fsg_num_buffers : FSG_NUM_BUFFERS_DEFAULT;
+	buflen = cfg->buflen ? cfg->buflen : FSG_BUFLEN_DEFAULT;
+	if (cfg->nluns < 1 || cfg->nluns > FSG_MAX_LUNS || nbuf < FSG_NUM_BUFFERS_MIN ||
+	    nbuf > FSG_NUM_BUFFERS_MAX || buflen < FSG_BUFLEN_MIN ||
+	    buflen > FSG_BUFLEN_MAX || buflen % 512) {
+		rc = -USB_EINVAL;
+		goto fail_backends;
+	}
+
+	common = calloc(1, sizeof(*common));
+	if (!common) {
+		rc = -USB_ENOMEM;
+		goto fail_backends;
+	}
+	kref_init(&common->ref);
+	common->cdev = cdev;
+	common->ops = cfg->ops;
+	common->private_data = cfg->private_data;
+	common->can_stall = cfg->can_stall;
+	common->exit_on_signal = cfg->exit_on_signal;
+	common->state = MSF_STATE_NORMAL;
+	common->fsg_num_buffers = nbuf;
+	common->buflen = buflen;
+
+	rc = msf__os_create(&common->os);
+	if (rc)
+		goto fail_free;
+
+	common->buffhds = calloc(nbuf, sizeof(*common->buffhds));
+	if (!common->buffhds) {
+		rc = -USB_ENOMEM;
+		goto fail_free;
+	}
+	for (i = 0; i < nbuf; i++) {
+		struct msf__buffhd *bh = &common->buffhds[i];
+
+		bh->common = common;
+		bh->next = &common->buffhds[(i + 1) % nbuf];
+		bh->buf = malloc(buflen);
+		if (!bh->buf) {
+			rc = -USB_ENOMEM;
+			goto fail_free;
+		}
+	}
+	common->next_buffhd_to_fill = common->next_buffhd_to_drain = &common->buffhds[0];
+
+	for (i = 0; i < cfg->nluns; i++) {
+		common->nluns = i + 1;	/* so a failure closes what is open */
+		luns_taken = i + 1;	/* lun_init owns this LUN's backend now */
+		rc = msf__lun_init(common, i, &cfg->luns[i], cfg);
+		if (rc)
+			goto fail_free;
+	}
+
+	rc = msf__os_thread_start(common->os, worker_entry, common);
+	if (rc)
+		goto fail_free;
+	common->thread_started = true;
+
+	if (cfg->exit_on_signal) {
+		rc = msf__os_signal_watch(common);
+		if (rc)
+			goto fail_thread;
+		common->signal_watched = true;
+	}
+	*out = common;
+	return 0;
+
+fail_thread:
+	common_teardown(common);
+	return rc;
+fail_free:
+	msf__common_free(common);
+	release_cfg_backends(cfg, luns_taken);
+	return rc;
+fail_backends:
+	release_cfg_backends(cfg, 0);
+	return rc;
+}
+
+void msf__common_signal(struct fsg_common *common)
+{
+	msf__raise_exception(common, MSF_STATE_EXIT);
+}
+
+/* ---- the active function instance (worker only) -------------------------- */
+
+static void teardown_interface(struct fsg_common *common)
+{
+	struct fsg_dev *fsg = common->fsg;
+
+	if (!fsg)
+		return;
+	for (unsigned i = 0; i < common->fsg_num_buffers; i++) {
+		struct msf__buffhd *bh = &common->buffhds[i];
+
+		if (bh->inreq) {
+			usb_ep_free_request(fsg->bulk_in, bh->inreq);
+			bh->inreq = NULL;
+		}
+		if (bh->outreq) {
+			usb_ep_free_request(fsg->bulk_out, bh->outreq);
+			bh->outreq = NULL;
+		}
+	}
+	if (fsg->bulk_in_enabled) {
+		(void)usb_ep_disable(fsg->bulk_in);
+		fsg->bulk_in_enabled = false;
+	}
+	if (fsg->bulk_out_enabled) {
+		(void)usb_ep_disable(fsg->bulk_out);
+		fsg->bulk_out_enabled = false;
+	}
+	msf__os_lock(common->os);
+	common->fsg = NULL;
+	common->running = false;
+	msf__os_wake(common->os);	/* fsg_unbind() may wait for this */
+	msf__os_unlock(common->os);
+}
+
+int msf__do_set_interface(struct fsg_common *common, struct fsg_dev *new_fsg)
+{
+	struct usb_gadget *gadget;
+	struct fsg_dev *fsg = new_fsg;
+	int rc;
+
+	teardown_interface(common);
+	if (!new_fsg)
+		return 0;
+
+	msf__os_lock(common->os);
+	common->fsg = new_fsg;
+	msf__os_unlock(common->os);
+	gadget = common->cdev->gadget;
+
+	rc = config_ep_by_speed(gadget, &fsg->function, fsg->bulk_in);
+	if (rc)
+		goto reset;
+	rc = usb_ep_enable(fsg->bulk_in);
+	if (rc)
+		goto reset;
+	fsg->bulk_in_enabled = true;
+	rc = config_ep_by_speed(gadget, &fsg->function, fsg->bulk_out);
+	if (rc)
+		goto reset;
+	rc = usb_ep_enable(fsg->bulk_out);
+	if (rc)
+		goto reset;
+	fsg->bulk_out_enabled = true;
+	common->bulk_out_maxpacket = fsg->bulk_out->desc ?
+		(unsigned)usb_endpoint_maxp(fsg->bulk_out->desc) : fsg->bulk_out->maxpacket;
+	if (common->bulk_out_maxpacket == 0 || common->buflen % common->bulk_out_maxpacket)
+		common->bulk_out_maxpacket = 512;
+
+	for (unsigned i = 0; i < common->fsg_num_buffers; i++) {
+		struct msf__buffhd *bh = &common->buffhds[i];
+
+		bh->inreq = usb_ep_alloc_request(fsg->bulk_in, GFP_ATOMIC);
+		bh->outreq = usb_ep_alloc_request(fsg->bulk_out, GFP_ATOMIC);
+		if (!bh->inreq || !bh->outreq) {
+			rc = -USB_ENOMEM;
+			goto reset;
+		}
+		bh->inreq->buf = bh->outreq->buf = bh->buf;
+		bh->inreq->context = bh->outreq->context = bh;
+		bh->inreq->complete = msf__bulk_in_complete;
+		bh->outreq->complete = msf__bulk_out_complete;
+		bh->inreq_busy = bh->outreq_busy = false;
+		bh->state = MSF_BUF_EMPTY;
+	}
+
+	/* A new configuration is a power-on/reset for every LUN. */
+	msf__os_file_lock(common->os);
+	for (unsigned i = 0; i < common->nluns; i++)
+		common->luns[i].unit_attention_data = SS_RESET_OCCURRED;
+	msf__os_file_unlock(common->os);
+
+	msf__os_lock(common->os);
+	common->running = true;
+	msf__os_unlock(common->os);
+	return 0;
+
+reset:
+	teardown_interface(common);
+	return rc;
+}
+
+/* ---- run-time medium changes ---------------------------------------------- */
+
+int fsg_common_set_lun_backend(struct fsg_common *common, unsigned lun,
+			       struct fsg_backend *be)
+{
+	struct msf__lun *l;
+	int rc = 0;
+
+	if (!common || lun >= common->nluns) {
+		if (be && be->ops && be->ops->release)
+			be->ops->release(be);
+		return -USB_EINVAL;
+	}
+	l = &common->luns[lun];
+	msf__os_file_lock(common->os);
+	if (!be) {
+		if (!l->removable)
+			rc = -USB_EPERM;
+		else if (l->prevent_medium_removal && msf__lun_is_open(l))
+			rc = -USB_EBUSY;
+		else
+			msf__lun_close(l);
+	} else if (l->prevent_medium_removal && msf__lun_is_open(l)) {
+		rc = -USB_EBUSY;
+		if (be->ops && be->ops->release)
+			be->ops->release(be);
+	} else {
+		rc = msf__lun_attach(l, be);
+		if (rc == 0)
+			l->unit_attention_data = SS_NOT_READY_TO_READY_TRANSITION;
+	}
+	msf__os_file_unlock(common->os);
+	return rc;
+}
+
+int fsg_common_set_lun_file(struct fsg_common *common, unsigned lun, const char *path)
+{
+	struct fsg_backend *be = NULL;
+	int rc;
+
+	if (!common || lun >= common->nluns)
+		return -USB_EINVAL;
+	if (path && path[0]) {
+		/* Open before touching the LUN: the host keeps its medium on error. */
+		bool ro = common->luns[lun].initially_ro || common->luns[lun].cdrom;
+
+		rc = fsg_backend_file_open(&be, path, ro, false);
+		if (rc)
+			return rc;
+	}
+	return fsg_common_set_lun_backend(common, lun, be);
+}
+
+int fsg_common_forced_eject(struct fsg_common *common, unsigned lun)
+{
+	if (!common || lun >= common->nluns)
+		return -USB_EINVAL;
+	msf__os_file_lock(common->os);
+	common->luns[lun].prevent_medium_removal = false;
+	msf__lun_close(&common->luns[lun]);
+	msf__os_file_unlock(common->os);
+	return 0;
+}
+
+bool fsg_common_lun_is_open(struct fsg_common *common, unsigned lun)
+{
+	bool open;
+
+	if (!common || lun >= common->nluns)
+		return false;
+	msf__os_file_lock(common->os);
+	open = msf__lun_is_open(&common->luns[lun]);
+	msf__os_file_unlock(common->os);
+	return open;
+}

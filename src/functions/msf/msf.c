@@ -1,0 +1,302 @@
+/*
+ * msf.c - the usb_function glue of the mass storage function: one instance
+ * per configuration (struct fsg_dev), its descriptors (interface 08/06/50,
+ * bulk IN and OUT, 64 bytes at full speed, 512 at high speed), bind and
+ * unbind, set_alt/disable (handed to the worker as exceptions), the class
+ * requests (Bulk-Only Mass Storage Reset, Get Max LUN) and the bulk
+ * completions.
+ *
+ * Portable C11. Everything but bind/unbind/free_func runs in the event
+ * context and only takes the state lock briefly.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "msf_internal.h"
+#include "msf_os.h"
+
+static struct fsg_dev *fsg_from_func(struct usb_function *f)
+{
+	return container_of(f, struct fsg_dev, function);
+}
+
+/* ---- completions (event context) ------------------------------------------ */
+
+void msf__bulk_in_complete(struct usb_ep *ep, struct usb_request *req)
+{
+	struct msf__buffhd *bh = req->context;
+	struct fsg_common *common = bh->common;
+
+	(void)ep;
+	msf__os_lock(common->os);
+	bh->inreq_busy = false;
+	bh->state = MSF_BUF_EMPTY;
+	msf__os_wake(common->os);
+	msf__os_unlock(common->os);
+}
+
+void msf__bulk_out_complete(struct usb_ep *ep, struct usb_request *req)
+{
+	struct msf__buffhd *bh = req->context;
+	struct fsg_common *common = bh->common;
+
+	(void)ep;
+	msf__os_lock(common->os);
+	bh->outreq_busy = false;
+	bh->state = MSF_BUF_FULL;
+	msf__os_wake(common->os);
+	msf__os_unlock(common->os);
+}
+
+static void ep0_complete(struct usb_ep *ep, struct usb_request *req)
+{
+	(void)ep;
+	(void)req;
+}
+
+/* ---- usb_function callbacks -------------------------------------------------- */
+
+static void init_ep_desc(struct usb_endpoint_descriptor *d, uint8_t dir, uint16_t maxp)
+{
+	memset(d, 0, sizeof(*d));
+	d->bLength = USB_DT_ENDPOINT_SIZE;
+	d->bDescriptorType = USB_DT_ENDPOINT;
+	d->bEndpointAddress = dir;
+	d->bmAttributes = USB_ENDPOINT_XFER_BULK;
+	d->wMaxPacketSize = cpu_to_le16(maxp);
+}
+
+static int fsg_bind(struct usb_configuration *c, struct usb_function *f)
+{
+	struct fsg_dev *fsg = fsg_from_func(f);
+	struct usb_gadget *gadget = c->cdev->gadget;
+	struct usb_ep *ep;
+	int rc;
+
+	rc = usb_interface_id(c, f);
+	if (rc < 0)
+		return rc;
+	fsg->interface_number = (uint8_t)rc;
+
+	memset(&fsg->intf_desc, 0, sizeof(fsg->intf_desc));
+	fsg->intf_desc.bLength = USB_DT_INTERFACE_SIZE;
+	fsg->intf_desc.bDescriptorType = USB_DT_INTERFACE;
+	fsg->intf_desc.bInterfaceNumber = fsg->interface_number;
+	fsg->intf_desc.bNumEndpoints = 2;
+	fsg->intf_desc.bInterfaceClass = USB_CLASS_MASS_STORAGE;
+	fsg->intf_desc.bInterfaceSubClass = 0x06;	/* SCSI transparent */
+	fsg->intf_desc.bInterfaceProtocol = 0x50;	/* Bulk-Only */
+
+	init_ep_desc(&fsg->fs_in, USB_DIR_IN, 0);
+	init_ep_desc(&fsg->fs_out, USB_DIR_OUT, 0);
+	ep = usb_ep_autoconfig(gadget, &fsg->fs_in);
+	if (!ep)
+		return -USB_ENODEV;
+	ep->driver_data = fsg->common;
+	fsg->bulk_in = ep;
+	ep = usb_ep_autoconfig(gadget, &fsg->fs_out);
+	if (!ep) {
+		rc = -USB_ENODEV;
+		goto fail_in;
+	}
+	ep->driver_data = fsg->common;
+	fsg->bulk_out = ep;
+
+	/* Full speed: 64-byte packets; high speed: 512 (USB 2.0 5.8.3). */
+	fsg->fs_in.wMaxPacketSize = cpu_to_le16(64);
+	fsg->fs_out.wMaxPacketSize = cpu_to_le16(64);
+	init_ep_desc(&fsg->hs_in, fsg->fs_in.bEndpointAddress, 512);
+	init_ep_desc(&fsg->hs_out, fsg->fs_out.bEndpointAddress, 512);
+
+	fsg->strings[0].s = "Mass Storage";
+	fsg->strings[1].s = NULL;
+	fsg->stringtab.language = USB_LANGID_EN_US;
+	fsg->stringtab.strings = fsg->strings;
+	fsg->stringtabs[0] = &fsg->stringtab;
+	fsg->stringtabs[1] = NULL;
+	rc = usb_string_ids_tab(c->cdev, fsg->strings);
+	if (rc)
+		goto fail_out;
+	fsg->intf_desc.iInterface = fsg->strings[0].id;
+	f->strings = fsg->stringtabs;
+
+	fsg->fs_list[0] = (struct usb_descriptor_header *)&fsg->intf_desc;
+	fsg->fs_list[1] = (struct usb_descriptor_header *)&fsg->fs_in;
+	fsg->fs_list[2] = (struct usb_descriptor_header *)&fsg->fs_out;
+	fsg->fs_list[3] = NULL;
+	fsg->hs_list[0] = (struct usb_descriptor_header *)&fsg->intf_desc;
+	fsg->hs_list[1] = (struct usb_descriptor_header *)&fsg->hs_in;
+	fsg->hs_list[2] = (struct usb_descriptor_header *)&fsg->hs_out;
+	fsg->hs_list[3] = NULL;
+	rc = usb_assign_descriptors(f, fsg->fs_list, fsg->hs_list, NULL, NULL);
+	if (rc)
+		goto fail_out;
+	return 0;
+
+fail_out:
+	usb_ep_autoconfig_release(fsg->bulk_out);
+	fsg->bulk_out = NULL;
+fail_in:
+	usb_ep_autoconfig_release(fsg->bulk_in);
+	fsg->bulk_in = NULL;
+	return rc;
+}
+
+static void fsg_unbind(struct usb_configuration *c, struct usb_function *f)
+{
+	struct fsg_dev *fsg = fsg_from_func(f);
+	struct fsg_common *common = fsg->common;
+
+	(void)c;
+	/*
+	 * The worker must let go of this instance's endpoints before it is
+	 * freed. From the worker itself (thread_exits) it already has.
+	 */
+	msf__os_lock(common->os);
+	if (common->new_fsg == fsg)
+		common->new_fsg = NULL;
+	if (!msf__os_in_thread(common->os)) {
+		while (common->fsg == fsg && !common->worker_done) {
+			if (common->state < MSF_STATE_CONFIG_CHANGE)
+				common->state = MSF_STATE_CONFIG_CHANGE;
+			msf__os_wake(common->os);
+			msf__os_wait(common->os);
+		}
+	}
+	msf__os_unlock(common->os);
+	usb_free_all_descriptors(f);
+}
+
+static void fsg_free_func(struct usb_function *f)
+{
+	struct fsg_dev *fsg = fsg_from_func(f);
+	struct fsg_common *common = fsg->common;
+
+	free(fsg);
+	fsg_common_put(common);
+}
+
+static int fsg_set_alt(struct usb_function *f, unsigned interface, unsigned alt)
+{
+	struct fsg_dev *fsg = fsg_from_func(f);
+	struct fsg_common *common = fsg->common;
+	int rc = USB_GADGET_DELAYED_STATUS;
+
+	(void)interface;
+	if (alt != 0)
+		return -USB_EINVAL;
+	msf__os_lock(common->os);
+	if (common->state >= MSF_STATE_EXIT || common->worker_done) {
+		rc = -USB_ESHUTDOWN;	/* the worker is gone: refuse */
+	} else {
+		common->new_fsg = fsg;
+		common->ep0_delayed = true;
+		common->state = MSF_STATE_CONFIG_CHANGE;
+		msf__os_wake(common->os);
+	}
+	msf__os_unlock(common->os);
+	return rc;
+}
+
+static int fsg_get_alt(struct usb_function *f, unsigned interface)
+{
+	(void)f;
+	(void)interface;
+	return 0;
+}
+
+static void fsg_disable(struct usb_function *f)
+{
+	struct fsg_dev *fsg = fsg_from_func(f);
+	struct fsg_common *common = fsg->common;
+
+	msf__os_lock(common->os);
+	common->new_fsg = NULL;
+	common->ep0_delayed = false;
+	if (common->state < MSF_STATE_CONFIG_CHANGE)
+		common->state = MSF_STATE_CONFIG_CHANGE;
+	msf__os_wake(common->os);
+	msf__os_unlock(common->os);
+}
+
+static int fsg_setup(struct usb_function *f, const struct usb_ctrlrequest *ctrl)
+{
+	struct fsg_dev *fsg = fsg_from_func(f);
+	struct fsg_common *common = fsg->common;
+	struct usb_composite_dev *cdev = usb_function_cdev(f);
+	uint16_t w_index = le16_to_cpu(ctrl->wIndex);
+	uint16_t w_value = le16_to_cpu(ctrl->wValue);
+	uint16_t w_length = le16_to_cpu(ctrl->wLength);
+	struct usb_request *req;
+	int rc;
+
+	if ((ctrl->bRequestType & USB_TYPE_MASK) != USB_TYPE_CLASS || !cdev)
+		return -USB_EOPNOTSUPP;
+
+	switch (ctrl->bRequest) {
+	case MSF_REQ_RESET:
+		if (ctrl->bRequestType != (USB_DIR_OUT | USB_TYPE_CLASS | USB_RECIP_INTERFACE))
+			return -USB_EOPNOTSUPP;
+		if (w_index != fsg->interface_number || w_value != 0 || w_length != 0)
+			return -USB_EDOM;
+		/* Reset Recovery runs in the worker; the status stage waits for it. */
+		msf__os_lock(common->os);
+		if (common->state >= MSF_STATE_EXIT || common->worker_done) {
+			rc = -USB_ESHUTDOWN;
+		} else {
+			common->ep0_delayed = true;
+			if (common->state < MSF_STATE_PROTOCOL_RESET)
+				common->state = MSF_STATE_PROTOCOL_RESET;
+			msf__os_wake(common->os);
+			rc = USB_GADGET_DELAYED_STATUS;
+		}
+		msf__os_unlock(common->os);
+		return rc;
+
+	case MSF_REQ_GET_MAX_LUN:
+		if (ctrl->bRequestType != (USB_DIR_IN | USB_TYPE_CLASS | USB_RECIP_INTERFACE))
+			return -USB_EOPNOTSUPP;
+		if (w_index != fsg->interface_number || w_value != 0 || w_length != 1)
+			return -USB_EDOM;
+		req = cdev->req;
+		((uint8_t *)req->buf)[0] = (uint8_t)(common->nluns - 1);
+		req->length = 1;
+		req->zero = 0;
+		req->complete = ep0_complete;
+		rc = usb_ep_queue(cdev->gadget->ep0, req, GFP_ATOMIC);
+		return rc < 0 ? rc : 0;
+
+	default:
+		return -USB_EOPNOTSUPP;
+	}
+}
+
+int fsg_add(struct usb_composite_dev *cdev, struct usb_configuration *c,
+	    struct fsg_common *common)
+{
+	struct fsg_dev *fsg;
+	int rc;
+
+	if (!cdev || !c || !common || (c->cdev && c->cdev != cdev))
+		return -USB_EINVAL;
+	fsg = calloc(1, sizeof(*fsg));
+	if (!fsg)
+		return -USB_ENOMEM;
+	fsg->common = common;
+	fsg->function.name = "mass_storage";
+	fsg->function.bind = fsg_bind;
+	fsg->function.unbind = fsg_unbind;
+	fsg->function.free_func = fsg_free_func;
+	fsg->function.set_alt = fsg_set_alt;
+	fsg->function.get_alt = fsg_get_alt;
+	fsg->function.disable = fsg_disable;
+	fsg->function.setup = fsg_setup;
+
+	fsg_common_get(common);
+	rc = usb_add_function(c, &fsg->function);
+	if (rc) {
+		free(fsg);
+		fsg_common_put(common);
+	}
+	return rc;
+}
