@@ -117,7 +117,12 @@ int usbip__dev_describe(struct usbip__dev *dev, struct usbip_device_info *info,
 	info->bDeviceClass = cdev->desc.bDeviceClass;
 	info->bDeviceSubClass = cdev->desc.bDeviceSubClass;
 	info->bDeviceProtocol = cdev->desc.bDeviceProtocol;
-	info->bNumConfigurations = cdev->desc.bNumConfigurations;
+	{
+		struct list_head *pos;
+
+		list_for_each(pos, &cdev->configs)
+			info->bNumConfigurations++;
+	}
 	c = shown_config(cdev);
 	if (c) {
 		info->bConfigurationValue = c->bConfigurationValue;

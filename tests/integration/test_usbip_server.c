@@ -1,0 +1,822 @@
+/*
+ * test_usbip_server.c - integration tests of the USB/IP server backend over
+ * real sockets on 127.0.0.1 (label "integration"): a server with three
+ * devices (1-1 and 1-2 bound to the test gadget, 1-3 unbound), driven by
+ * the userspace client in usbip_client.c as vhci-hcd would drive it, and
+ * by Debian's `usbip` tool where installed.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "composite/usbip.h"
+#include "usbip_client.h"
+#include "usbip_test_gadget.h"
+
+/* ---- fixture: one server for the whole run ------------------------------ */
+
+#define MAX_EVENTS 256
+
+static struct usbip_server *srv;
+static unsigned port;
+static struct tg gadgets[2];
+static pthread_mutex_t ev_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t ev_cond = PTHREAD_COND_INITIALIZER;
+static struct { enum usbip_event_type type; int device; unsigned config; } events[MAX_EVENTS];
+static unsigned nevents;
+
+static void on_event(void *ctx, const struct usbip_event *ev)
+{
+	(void)ctx;
+	pthread_mutex_lock(&ev_lock);
+	if (nevents < MAX_EVENTS) {
+		events[nevents].type = ev->type;
+		events[nevents].device = ev->device;
+		events[nevents].config = ev->config;
+		nevents++;
+	}
+	pthread_cond_broadcast(&ev_cond);
+	pthread_mutex_unlock(&ev_lock);
+}
+
+static void on_log(void *ctx, const char *line)
+{
+	(void)ctx;
+	fprintf(stderr, "[server] %s\n", line);
+}
+
+static unsigned event_mark(void)
+{
+	unsigned n;
+
+	pthread_mutex_lock(&ev_lock);
+	n = nevents;
+	pthread_mutex_unlock(&ev_lock);
+	return n;
+}
+
+/* Wait (bounded: a missing event fails, it never hangs) for an event of
+ * @type on @device after mark @from. */
+static bool wait_event(unsigned from, enum usbip_event_type type, int device)
+{
+	struct timespec until;
+	bool found = false;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 10;
+	pthread_mutex_lock(&ev_lock);
+	while (!found) {
+		for (unsigned i = from; i < nevents && !found; i++)
+			found = events[i].type == type && events[i].device == device;
+		if (found || pthread_cond_timedwait(&ev_cond, &ev_lock, &until) == ETIMEDOUT)
+			break;
+	}
+	for (unsigned i = from; i < nevents && !found; i++)
+		found = events[i].type == type && events[i].device == device;
+	pthread_mutex_unlock(&ev_lock);
+	return found;
+}
+
+static int group_setup(void **state)
+{
+	struct usbip_server_config cfg;
+
+	(void)state;
+	usbip_server_config_init(&cfg);
+	cfg.port = 0;
+	cfg.num_devices = 3;
+	cfg.max_urb_bytes = 1u << 20;
+	cfg.event = on_event;
+	cfg.log = on_log;
+	if (usbip_server_create(&cfg, &srv) != 0)
+		return -1;
+	port = usbip_server_port(srv);
+	if (tg_probe(&gadgets[0], "1-1", 0x0104) != 0 || tg_probe(&gadgets[1], "1-2", 0x0105) != 0)
+		return -1;
+	return usbip_server_start(srv);
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	usbip_server_stop(srv);
+	tg_remove(&gadgets[0]);
+	tg_remove(&gadgets[1]);
+	usbip_server_destroy(srv);
+	return 0;
+}
+
+/* Import @busid, check the record, set configuration 1. */
+static void attach_configured(struct uc *c, const char *busid, int device)
+{
+	struct usbip_device_info info;
+	unsigned mark = event_mark();
+
+	assert_int_equal(uc_import(c, port, busid, &info), 0);
+	assert_true(wait_event(mark, USBIP_EVENT_HOST_CONNECTED, device));
+	assert_int_equal(uc_control(c, 0x00, USB_REQ_SET_CONFIGURATION, 1, 0, 0, NULL, NULL), 0);
+	assert_true(wait_event(mark, USBIP_EVENT_CONFIGURED, device));
+}
+
+/* Detach and wait until the server has let the device go. */
+static void detach(struct uc *c, int device)
+{
+	unsigned mark = event_mark();
+
+	uc_close(c);
+	assert_true(wait_event(mark, USBIP_EVENT_HOST_DISCONNECTED, device));
+}
+
+/* ---- op phase ------------------------------------------------------------ */
+
+static void test_usbip_server_devlist_lists_bound_devices(void **state)
+{
+	struct uc_devrec devs[4];
+	int n;
+
+	(void)state;
+	n = uc_devlist(port, devs, 4);
+	assert_int_equal(n, 2);	/* 1-3 has no driver: not offered */
+	assert_string_equal(devs[0].info.busid, "1-1");
+	assert_string_equal(devs[1].info.busid, "1-2");
+	assert_int_equal(devs[0].info.idVendor, 0x1d6b);
+	assert_int_equal(devs[0].info.idProduct, 0x0104);
+	assert_int_equal(devs[1].info.idProduct, 0x0105);
+	assert_int_equal(devs[0].info.bcdDevice, 0x0123);
+	assert_int_equal(devs[0].info.speed, 3);
+	assert_int_equal(devs[0].info.busnum, 1);
+	assert_int_equal(devs[0].info.devnum, 1);
+	assert_int_equal(devs[1].info.devnum, 2);
+	assert_int_equal(devs[0].info.bNumConfigurations, 1);
+	assert_int_equal(devs[0].info.bConfigurationValue, 1);
+	assert_int_equal(devs[0].info.bNumInterfaces, 1);
+	assert_int_equal(devs[0].intf[0].bInterfaceClass, 0xff);
+	assert_int_equal(devs[0].intf[0].bInterfaceSubClass, 0x42);
+	assert_int_equal(devs[0].intf[0].bInterfaceProtocol, 0x07);
+}
+
+static void test_usbip_server_import_refusals(void **state)
+{
+	struct usbip_device_info info;
+	struct uc a, b;
+
+	(void)state;
+	assert_int_equal(uc_import(&b, port, "9-9", &info), USBIP_ST_NODEV);
+	assert_int_equal(uc_import(&b, port, "1-3", &info), USBIP_ST_NODEV);	/* unbound */
+	assert_int_equal(uc_import(&a, port, "1-1", &info), 0);
+	assert_int_equal(info.idProduct, 0x0104);
+	assert_int_equal(info.bNumInterfaces, 1);
+	assert_int_equal(uc_import(&b, port, "1-1", &info), USBIP_ST_DEV_BUSY);
+	detach(&a, 0);
+	/* Importable again after the unplug. */
+	assert_int_equal(uc_import(&a, port, "1-1", &info), 0);
+	detach(&a, 0);
+}
+
+/* ---- enumeration --------------------------------------------------------- */
+
+static void test_usbip_server_enumerates(void **state)
+{
+	uint8_t buf[512];
+	uint32_t actual;
+	struct uc c;
+	struct usbip_device_info info;
+	unsigned mark = event_mark();
+
+	(void)state;
+	assert_int_equal(uc_import(&c, port, "1-2", &info), 0);
+	/* What vhci forwards: GET_DESCRIPTOR(DEVICE, 64) answered with 18. */
+	assert_int_equal(uc_control(&c, 0x80, USB_REQ_GET_DESCRIPTOR, USB_DT_DEVICE << 8, 0, 64,
+				    buf, &actual), 0);
+	assert_int_equal(actual, 18);
+	assert_int_equal(buf[0], 18);
+	assert_int_equal(buf[1], USB_DT_DEVICE);
+	assert_int_equal(buf[7], 64);			/* bMaxPacketSize0 */
+	assert_int_equal(buf[8] | buf[9] << 8, 0x1d6b);
+	assert_int_equal(buf[10] | buf[11] << 8, 0x0105);
+	assert_int_equal(uc_control(&c, 0x80, USB_REQ_GET_DESCRIPTOR, USB_DT_CONFIG << 8, 0, 9,
+				    buf, &actual), 0);
+	assert_int_equal(actual, 9);
+	{
+		unsigned total = buf[2] | buf[3] << 8;
+
+		assert_int_equal(total, 9 + 9 + 5 * 7);
+		assert_int_equal(uc_control(&c, 0x80, USB_REQ_GET_DESCRIPTOR, USB_DT_CONFIG << 8, 0,
+					    (uint16_t)total, buf, &actual), 0);
+		assert_int_equal(actual, total);
+		assert_int_equal(buf[9 + 1], USB_DT_INTERFACE);
+		/* High speed: bulk endpoints of 512 bytes. */
+		assert_int_equal(buf[18 + 4] | buf[18 + 5] << 8, 512);
+	}
+	assert_int_equal(uc_control(&c, 0x80, USB_REQ_GET_DESCRIPTOR, USB_DT_STRING << 8, 0, 255,
+				    buf, &actual), 0);
+	assert_int_equal(actual, 4);
+	assert_int_equal(buf[2] | buf[3] << 8, 0x0409);
+	assert_int_equal(uc_control(&c, 0x80, USB_REQ_GET_CONFIGURATION, 0, 0, 1, buf, &actual), 0);
+	assert_int_equal(buf[0], 0);
+	assert_int_equal(uc_control(&c, 0x00, USB_REQ_SET_CONFIGURATION, 1, 0, 0, NULL, NULL), 0);
+	assert_true(wait_event(mark, USBIP_EVENT_CONFIGURED, 1));
+	assert_int_equal(uc_control(&c, 0x80, USB_REQ_GET_CONFIGURATION, 0, 0, 1, buf, &actual), 0);
+	assert_int_equal(buf[0], 1);
+	/* A configuration that does not exist stalls. */
+	assert_int_equal(uc_control(&c, 0x00, USB_REQ_SET_CONFIGURATION, 7, 0, 0, NULL, NULL), -32);
+	/* So does a vendor request nobody knows. */
+	assert_int_equal(uc_control(&c, 0xc1, 0x77, 0, 0, 8, buf, &actual), -32);
+	detach(&c, 1);
+}
+
+static void test_usbip_server_control_data_stages(void **state)
+{
+	uint8_t out[300], in[300];
+	uint32_t actual;
+	struct uc c;
+
+	(void)state;
+	attach_configured(&c, "1-1", 0);
+	for (unsigned i = 0; i < sizeof(out); i++)
+		out[i] = (uint8_t)(i * 7 + 1);
+	/* Multi-packet OUT data stage, then IN (wLength > what is there). */
+	assert_int_equal(uc_control(&c, 0x41, 0x5b, 0, 0, sizeof(out), out, &actual), 0);
+	assert_int_equal(actual, sizeof(out));
+	memset(in, 0, sizeof(in));
+	assert_int_equal(uc_control(&c, 0xc1, 0x5c, 0, 0, sizeof(in), in, &actual), 0);
+	assert_int_equal(actual, sizeof(out));
+	assert_memory_equal(in, out, sizeof(out));
+	/* A short IN request: wLength 10 gets 10. */
+	assert_int_equal(uc_control(&c, 0xc1, 0x5c, 0, 0, 10, in, &actual), 0);
+	assert_int_equal(actual, 10);
+	detach(&c, 0);
+}
+
+/* ---- bulk ---------------------------------------------------------------- */
+
+static void test_usbip_server_bulk_loopback(void **state)
+{
+	struct tg *g = &gadgets[0];
+	static uint8_t out[3 * TG_LOOP_LEN], in[3 * TG_LOOP_LEN];
+	unsigned lo, li;
+	uint32_t actual;
+	struct uc c;
+
+	(void)state;
+	attach_configured(&c, "1-1", 0);
+	lo = tg_addr(g->loop_out) & 0x0f;
+	li = tg_addr(g->loop_in) & 0x0f;
+	for (unsigned i = 0; i < sizeof(out); i++)
+		out[i] = (uint8_t)(i ^ (i >> 8));
+	/* A short transfer: one request ends on the short packet. */
+	assert_int_equal(uc_transfer(&c, lo, false, out, 1000, 0, &actual), 0);
+	assert_int_equal(actual, 1000);
+	assert_int_equal(uc_transfer(&c, li, true, in, sizeof(in), 0, &actual), 0);
+	assert_int_equal(actual, 1000);
+	assert_memory_equal(in, out, 1000);
+	/* One OUT URB fills three requests; one IN URB takes three. */
+	assert_int_equal(uc_transfer(&c, lo, false, out, sizeof(out), 0, &actual), 0);
+	assert_int_equal(actual, sizeof(out));
+	memset(in, 0, sizeof(in));
+	/* The echoes end with full packets: the IN URB stops when full. */
+	assert_int_equal(uc_transfer(&c, li, true, in, sizeof(in), 0, &actual), 0);
+	assert_int_equal(actual, sizeof(out));
+	assert_memory_equal(in, out, sizeof(out));
+	/* One request from several URBs: 2048 + 2048 make one 4096 request,
+	 * then a 100-byte URB ends the next one short. */
+	assert_int_equal(uc_transfer(&c, lo, false, out, 2048, 0, &actual), 0);
+	assert_int_equal(uc_transfer(&c, lo, false, out + 2048, 2048, 0, &actual), 0);
+	assert_int_equal(uc_transfer(&c, lo, false, out + 4096, 100, 0, &actual), 0);
+	assert_int_equal(uc_transfer(&c, li, true, in, sizeof(in), 0, &actual), 0);
+	assert_int_equal(actual, 4196);
+	assert_memory_equal(in, out, 4196);
+	/* URB_ZERO_PACKET: 512 bytes + ZLP end a request at 512. */
+	assert_int_equal(uc_transfer(&c, lo, false, out, 512, USBIP_URB_ZERO_PACKET, &actual), 0);
+	assert_int_equal(actual, 512);
+	assert_int_equal(uc_transfer(&c, lo, false, out + 512, 10, 0, &actual), 0);
+	assert_int_equal(uc_transfer(&c, li, true, in, 512, 0, &actual), 0);
+	assert_int_equal(actual, 512);
+	assert_int_equal(uc_transfer(&c, li, true, in, 512, 0, &actual), 0);
+	assert_int_equal(actual, 10);
+	assert_memory_equal(in, out + 512, 10);
+	detach(&c, 0);
+}
+
+static void test_usbip_server_source_and_sink(void **state)
+{
+	struct tg *g = &gadgets[1];
+	static uint8_t buf[65536];
+	unsigned long long sunk;
+	uint32_t actual;
+	struct uc c;
+
+	(void)state;
+	attach_configured(&c, "1-2", 1);
+	sunk = atomic_load(&g->sunk);
+	assert_int_equal(uc_transfer(&c, tg_addr(g->sink) & 0x0f, false, buf, sizeof(buf), 0,
+				     &actual), 0);
+	assert_int_equal(actual, sizeof(buf));
+	assert_int_equal(atomic_load(&g->sunk) - sunk, sizeof(buf));
+	/* The source's requests are 16 KiB of full packets: a 64 KiB URB
+	 * is filled from four of them. */
+	assert_int_equal(uc_transfer(&c, tg_addr(g->source) & 0x0f, true, buf, sizeof(buf), 0,
+				     &actual), 0);
+	assert_int_equal(actual, sizeof(buf));
+	/* One contiguous stretch of the pattern stream. */
+	for (unsigned i = 1; i < sizeof(buf); i++)
+		assert_int_equal(buf[i], (buf[i - 1] + 1) % 251);
+	detach(&c, 1);
+}
+
+/* An IN URB on an idle endpoint stays pending (never answered early with
+ * zero bytes) and blocks nothing: a control transfer submitted after it is
+ * answered first; data queued later completes it. */
+static void test_usbip_server_in_waits_for_data(void **state)
+{
+	struct tg *g = &gadgets[0];
+	uint8_t buf[64];
+	struct uc_reply r;
+	uint32_t seq_in, seq_ctl;
+	struct uc c;
+	uint8_t setup[8] = { 0x41, 0x02, 13, 0, 0, 0, 0, 0 };	/* queue 13 bytes */
+	uint8_t get_status[8] = { 0x80, USB_REQ_GET_STATUS, 0, 0, 0, 0, 2, 0 };
+
+	(void)state;
+	attach_configured(&c, "1-1", 0);
+	seq_in = uc_submit(&c, tg_addr(g->intr) & 0x0f, true, NULL, NULL, 64, 0);
+	seq_ctl = uc_submit(&c, 0, true, get_status, NULL, 2, 0);
+	assert_int_equal(uc_recv(&c, &r, buf, sizeof(buf)), 0);
+	assert_int_equal(r.h.seqnum, seq_ctl);	/* not the idle IN */
+	assert_int_equal(r.h.u.ret_submit.status, 0);
+	assert_int_equal(r.h.u.ret_submit.actual_length, 2);
+	seq_ctl = uc_submit(&c, 0, false, setup, NULL, 0, 0);
+	/* Both complete: the control transfer, and the IN with 13 bytes. */
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(uc_recv(&c, &r, buf, sizeof(buf)), 0);
+		assert_int_equal(r.h.u.ret_submit.status, 0);
+		if (r.h.seqnum == seq_in) {
+			assert_int_equal(r.data_len, 13);
+			assert_int_equal(buf[12], 0xa5);
+		} else {
+			assert_int_equal(r.h.seqnum, seq_ctl);
+		}
+	}
+	detach(&c, 0);
+}
+
+/* ---- unlink -------------------------------------------------------------- */
+
+static void test_usbip_server_unlink_pending_and_completed(void **state)
+{
+	struct tg *g = &gadgets[0];
+	uint8_t buf[64];
+	struct uc_reply r;
+	uint32_t seq, useq;
+	uint32_t actual;
+	struct uc c;
+
+	(void)state;
+	attach_configured(&c, "1-1", 0);
+	/* Pending: RET_UNLINK -ECONNRESET, and never a RET_SUBMIT after. */
+	seq = uc_submit(&c, tg_addr(g->intr) & 0x0f, true, NULL, NULL, 64, 0);
+	useq = uc_unlink(&c, seq);
+	assert_int_equal(uc_recv(&c, &r, buf, sizeof(buf)), 0);
+	assert_int_equal(r.h.command, USBIP_RET_UNLINK);
+	assert_int_equal(r.h.seqnum, useq);
+	assert_int_equal(r.h.u.ret_unlink.status, -104);
+	/* Data queued now must not revive the unlinked URB. */
+	assert_int_equal(uc_control(&c, 0x41, 0x02, 5, 0, 0, NULL, NULL), 0);
+	seq = uc_submit(&c, tg_addr(g->intr) & 0x0f, true, NULL, NULL, 64, 0);
+	assert_int_equal(uc_recv(&c, &r, buf, sizeof(buf)), 0);
+	assert_int_equal(r.h.command, USBIP_RET_SUBMIT);
+	assert_int_equal(r.h.seqnum, seq);
+	assert_int_equal(r.data_len, 5);
+	/* Completed: its RET_SUBMIT came first, then RET_UNLINK 0. */
+	assert_int_equal(uc_transfer(&c, tg_addr(g->sink) & 0x0f, false, buf, 64, 0, &actual), 0);
+	seq = uc_submit(&c, tg_addr(g->sink) & 0x0f, false, NULL, buf, 16, 0);
+	assert_int_equal(uc_recv(&c, &r, buf, sizeof(buf)), 0);
+	assert_int_equal(r.h.seqnum, seq);
+	useq = uc_unlink(&c, seq);
+	assert_int_equal(uc_recv(&c, &r, buf, sizeof(buf)), 0);
+	assert_int_equal(r.h.command, USBIP_RET_UNLINK);
+	assert_int_equal(r.h.seqnum, useq);
+	assert_int_equal(r.h.u.ret_unlink.status, 0);
+	/* A pending control transfer can be unlinked too. */
+	assert_int_equal(uc_control(&c, 0x80, USB_REQ_GET_STATUS, 0, 0, 2, buf, &actual), 0);
+	detach(&c, 0);
+}
+
+/* ---- halt ---------------------------------------------------------------- */
+
+static void test_usbip_server_halt_until_clear_feature(void **state)
+{
+	struct tg *g = &gadgets[1];
+	unsigned sink = tg_addr(g->sink);
+	uint8_t buf[64] = { 0 };
+	uint32_t actual;
+	struct uc c;
+
+	(void)state;
+	attach_configured(&c, "1-2", 1);
+	assert_int_equal(uc_control(&c, 0x41, 0x01, (uint16_t)sink, 0, 0, NULL, NULL), 0);
+	assert_int_equal(uc_transfer(&c, sink & 0x0f, false, buf, 64, 0, &actual), -32);
+	assert_int_equal(uc_transfer(&c, sink & 0x0f, false, buf, 64, 0, &actual), -32);
+	assert_int_equal(uc_control(&c, 0x82, USB_REQ_GET_STATUS, 0, (uint16_t)sink, 2, buf, &actual), 0);
+	assert_int_equal(buf[0], 1);
+	assert_int_equal(uc_control(&c, 0x02, USB_REQ_CLEAR_FEATURE, USB_ENDPOINT_HALT,
+				    (uint16_t)sink, 0, NULL, NULL), 0);
+	assert_int_equal(uc_control(&c, 0x82, USB_REQ_GET_STATUS, 0, (uint16_t)sink, 2, buf, &actual), 0);
+	assert_int_equal(buf[0], 0);
+	assert_int_equal(uc_transfer(&c, sink & 0x0f, false, buf, 64, 0, &actual), 0);
+	assert_int_equal(actual, 64);
+	/* The host may halt it too (SET_FEATURE), with the same effect. */
+	assert_int_equal(uc_control(&c, 0x02, USB_REQ_SET_FEATURE, USB_ENDPOINT_HALT,
+				    (uint16_t)sink, 0, NULL, NULL), 0);
+	assert_int_equal(uc_transfer(&c, sink & 0x0f, false, buf, 64, 0, &actual), -32);
+	assert_int_equal(uc_control(&c, 0x02, USB_REQ_CLEAR_FEATURE, USB_ENDPOINT_HALT,
+				    (uint16_t)sink, 0, NULL, NULL), 0);
+	assert_int_equal(uc_transfer(&c, sink & 0x0f, false, buf, 64, 0, &actual), 0);
+	detach(&c, 1);
+}
+
+/* ---- disconnect ---------------------------------------------------------- */
+
+static void test_usbip_server_disconnect_resets_device(void **state)
+{
+	struct tg *g = &gadgets[0];
+	uint8_t buf[8];
+	uint32_t actual;
+	unsigned disables;
+	struct uc c;
+
+	(void)state;
+	attach_configured(&c, "1-1", 0);
+	/* Leave an IN URB pending: the unplug must cope with it. */
+	assert_true(uc_submit(&c, tg_addr(g->intr) & 0x0f, true, NULL, NULL, 64, 0) != 0);
+	disables = atomic_load(&g->disables);
+	detach(&c, 0);
+	assert_true(atomic_load(&g->disables) > disables);
+	assert_int_equal(atomic_load(&g->active), 0);
+	/* Back to unconfigured for the next host. */
+	struct usbip_device_info info;
+	assert_int_equal(uc_import(&c, port, "1-1", &info), 0);
+	assert_int_equal(uc_control(&c, 0x80, USB_REQ_GET_CONFIGURATION, 0, 0, 1, buf, &actual), 0);
+	assert_int_equal(buf[0], 0);
+	detach(&c, 0);
+}
+
+/* ---- many at once -------------------------------------------------------- */
+
+struct worker {
+	const char *busid;
+	int device;
+	struct tg *g;
+	int failures;
+};
+
+static void *loop_worker(void *arg)
+{
+	struct worker *w = arg;
+	static _Thread_local uint8_t out[8192], in[8192];
+	struct usbip_device_info info;
+	uint32_t actual;
+	struct uc c;
+
+	if (uc_import(&c, port, w->busid, &info) != 0 ||
+	    uc_control(&c, 0x00, USB_REQ_SET_CONFIGURATION, 1, 0, 0, NULL, NULL) != 0) {
+		w->failures++;
+		return NULL;
+	}
+	for (unsigned round = 0; round < 50; round++) {
+		uint32_t len = 1 + (round * 997) % 8192;
+
+		if (len % 512 == 0)
+			len++;	/* a short packet ends the echo */
+
+		for (unsigned i = 0; i < len; i++)
+			out[i] = (uint8_t)(i + round + (unsigned)w->device);
+		if (uc_transfer(&c, tg_addr(w->g->loop_out) & 0xf, false, out, len, 0, &actual) != 0 ||
+		    actual != len)
+			w->failures++;
+		/* Read back until a short packet ends the echo. */
+		uint32_t got = 0;
+		while (got < len) {
+			uint32_t want = 8192 - got;
+			if (uc_transfer(&c, tg_addr(w->g->loop_in) & 0xf, true, in + got, want, 0,
+					&actual) != 0) {
+				w->failures++;
+				break;
+			}
+			got += actual;
+			if (actual % 512 || actual == 0)
+				break;
+		}
+		if (got != len || memcmp(in, out, len) != 0)
+			w->failures++;
+	}
+	uc_close(&c);
+	return NULL;
+}
+
+static void test_usbip_server_two_devices_at_once(void **state)
+{
+	struct worker w[2] = { { "1-1", 0, &gadgets[0], 0 }, { "1-2", 1, &gadgets[1], 0 } };
+	pthread_t t[2];
+	struct uc_devrec devs[4];
+
+	(void)state;
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, loop_worker, &w[i]), 0);
+	/* Listing goes on while both are busy. */
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(uc_devlist(port, devs, 4), 2);
+	for (int i = 0; i < 2; i++) {
+		pthread_join(t[i], NULL);
+		assert_int_equal(w[i].failures, 0);
+	}
+	/* Both come free again. */
+	for (int d = 0; d < 2; d++) {
+		struct uc c;
+		struct usbip_device_info info;
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+		int rc;
+
+		for (int tries = 0; (rc = uc_import(&c, port, d ? "1-2" : "1-1", &info)) ==
+				    USBIP_ST_DEV_BUSY && tries < 500; tries++)
+			nanosleep(&ts, NULL);
+		assert_int_equal(rc, 0);
+		detach(&c, d);
+	}
+}
+
+/* ---- hostile input ------------------------------------------------------- */
+
+/* Send @bytes on a fresh connection (after importing 1-2 when @import)
+ * and expect the server to close it. */
+static void expect_closed(const void *bytes, size_t len, bool import)
+{
+	unsigned mark = event_mark();
+	struct usbip_device_info info;
+	struct uc c;
+	int fd;
+
+	if (import) {
+		assert_int_equal(uc_import(&c, port, "1-2", &info), 0);
+		fd = c.fd;
+	} else {
+		fd = uc_connect(port);
+		assert_true(fd >= 0);
+	}
+	assert_int_equal(uc_write_all(fd, bytes, len), 0);
+	shutdown(fd, SHUT_WR);	/* EOF after the bytes: truncation */
+	assert_true(uc_peer_closed(fd));
+	close(fd);
+	assert_true(wait_event(mark, USBIP_EVENT_PROTOCOL_ERROR, import ? 1 : -1));
+	if (import)
+		assert_true(wait_event(mark, USBIP_EVENT_HOST_DISCONNECTED, 1));
+}
+
+static void put_header(uint8_t *b, uint32_t cmd, uint32_t seq, uint32_t dir, uint32_t ep)
+{
+	memset(b, 0, USBIP_URB_HEADER_SIZE);
+	usbip__put_be32(b, cmd);
+	usbip__put_be32(b + 4, seq);
+	usbip__put_be32(b + 8, 0x00010002);
+	usbip__put_be32(b + 12, dir);
+	usbip__put_be32(b + 16, ep);
+}
+
+static void test_usbip_server_hostile_input_closes_connection(void **state)
+{
+	static const uint8_t bad_version[8] = { 0x01, 0x06, 0x80, 0x05, 0, 0, 0, 0 };
+	static const uint8_t bad_op[8] = { 0x01, 0x11, 0x80, 0x77, 0, 0, 0, 0 };
+	static const uint8_t short_op[5] = { 0x01, 0x11, 0x80, 0x03, 0 };
+	uint8_t b[USBIP_URB_HEADER_SIZE + 16];
+	struct uc_devrec devs[4];
+	struct tg *g = &gadgets[1];
+	unsigned sink = tg_addr(g->sink) & 0x0f;
+
+	(void)state;
+	expect_closed(bad_version, sizeof(bad_version), false);
+	expect_closed(bad_op, sizeof(bad_op), false);
+	expect_closed(short_op, sizeof(short_op), false);
+	/* Unknown command in the URB phase. */
+	put_header(b, 7, 1, 0, 0);
+	expect_closed(b, USBIP_URB_HEADER_SIZE, true);
+	/* A RET_SUBMIT from the host. */
+	put_header(b, USBIP_RET_SUBMIT, 1, 0, 0);
+	expect_closed(b, USBIP_URB_HEADER_SIZE, true);
+	/* Direction 2; endpoint 16. */
+	put_header(b, USBIP_CMD_SUBMIT, 1, 2, 0);
+	expect_closed(b, USBIP_URB_HEADER_SIZE, true);
+	put_header(b, USBIP_CMD_SUBMIT, 1, 0, 16);
+	expect_closed(b, USBIP_URB_HEADER_SIZE, true);
+	/* A length over the cap: nothing is allocated for it. */
+	put_header(b, USBIP_CMD_SUBMIT, 1, 0, sink);
+	usbip__put_be32(b + 0x18, 0xfffffff0u);
+	expect_closed(b, USBIP_URB_HEADER_SIZE, true);
+	/* ISO descriptors on a bulk endpoint. */
+	put_header(b, USBIP_CMD_SUBMIT, 1, 0, sink);
+	usbip__put_be32(b + 0x18, 16);
+	usbip__put_be32(b + 0x20, 1);
+	expect_closed(b, USBIP_URB_HEADER_SIZE + 16, true);
+	/* Truncated: 16 bytes promised, 8 sent, then EOF. */
+	put_header(b, USBIP_CMD_SUBMIT, 1, 0, sink);
+	usbip__put_be32(b + 0x18, 16);
+	expect_closed(b, USBIP_URB_HEADER_SIZE + 8, true);
+	/* Truncated header. */
+	put_header(b, USBIP_CMD_SUBMIT, 1, 0, sink);
+	expect_closed(b, 20, true);
+	/* Unlink of a URB never submitted. */
+	put_header(b, USBIP_CMD_UNLINK, 5, 0, 0);
+	usbip__put_be32(b + 0x14, 99);
+	expect_closed(b, USBIP_URB_HEADER_SIZE, true);
+	/* The server still serves. */
+	assert_int_equal(uc_devlist(port, devs, 4), 2);
+	{
+		struct uc c;
+		uint32_t actual;
+		uint8_t d[18];
+
+		attach_configured(&c, "1-2", 1);
+		assert_int_equal(uc_control(&c, 0x80, USB_REQ_GET_DESCRIPTOR, USB_DT_DEVICE << 8, 0,
+					    18, d, &actual), 0);
+		detach(&c, 1);
+	}
+}
+
+/* ---- Debian's usbip tool ------------------------------------------------- */
+
+static const char *usbip_tool(void)
+{
+	static const char *paths[] = { "/usr/sbin/usbip", "/usr/bin/usbip", "/sbin/usbip" };
+
+	for (unsigned i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
+		if (access(paths[i], X_OK) == 0)
+			return paths[i];
+	return NULL;
+}
+
+static void run_tool(const char *args, char *out, size_t size)
+{
+	char cmd[256];
+	size_t n = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "timeout 20 %s --tcp-port %u %s 2>&1", usbip_tool(), port, args);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while (n + 1 < size && fgets(out + n, (int)(size - n), p))
+		n += strlen(out + n);
+	out[n] = 0;
+	pclose(p);
+	fprintf(stderr, "$ usbip --tcp-port %u %s\n%s", port, args, out);
+}
+
+static void test_usbip_server_debian_usbip_list(void **state)
+{
+	char out[4096];
+
+	(void)state;
+	if (!usbip_tool()) {
+		fprintf(stderr, "SKIP: no usbip binary (Debian package usbip)\n");
+		skip();
+	}
+	run_tool("list -r 127.0.0.1", out, sizeof(out));
+	assert_non_null(strstr(out, "1-1:"));
+	assert_non_null(strstr(out, "1-2:"));
+	assert_non_null(strstr(out, "(1d6b:0104)"));
+	assert_non_null(strstr(out, "(1d6b:0105)"));
+	assert_non_null(strstr(out, "(ff/42/07)"));
+	assert_null(strstr(out, "1-3:"));
+}
+
+static void test_usbip_server_debian_usbip_attach_unknown_busid(void **state)
+{
+	char out[4096];
+
+	(void)state;
+	if (!usbip_tool()) {
+		fprintf(stderr, "SKIP: no usbip binary (Debian package usbip)\n");
+		skip();
+	}
+	/* The tool asks before it needs vhci_hcd: the refusal gets through. */
+	run_tool("attach -r 127.0.0.1 -b 9-9", out, sizeof(out));
+	assert_non_null(strstr(out, "Attach Request for 9-9 failed - Device not found"));
+	/* A device another host holds: DEV_BUSY. */
+	{
+		struct usbip_device_info info;
+		struct uc c;
+
+		assert_int_equal(uc_import(&c, port, "1-1", &info), 0);
+		run_tool("attach -r 127.0.0.1 -b 1-1", out, sizeof(out));
+		assert_non_null(strstr(out, "Attach Request for 1-1 failed - Device busy"));
+		detach(&c, 0);
+	}
+}
+
+/* ---- stop ---------------------------------------------------------------- */
+
+static void test_usbip_server_stop_unplugs_hosts(void **state)
+{
+	struct usbip_server_config cfg;
+	struct usbip_server *s;
+	struct usbip_device_info info;
+	struct tg g;
+	struct uc c;
+	unsigned p;
+
+	(void)state;
+	usbip_server_config_init(&cfg);
+	cfg.port = 0;
+	cfg.busnum = 2;
+	cfg.log = on_log;
+	assert_int_equal(usbip_server_create(&cfg, &s), 0);
+	assert_string_equal(usbip_server_busid(s, 0), "2-1");
+	assert_null(usbip_server_busid(s, 1));
+	p = usbip_server_port(s);
+	assert_int_equal(tg_probe(&g, "2-1", 0x0200), 0);
+	assert_int_equal(usbip_server_start(s), 0);
+	assert_int_equal(usbip_server_start(s), -USB_EBUSY);
+	{
+		unsigned saved = port;
+
+		port = p;
+		assert_int_equal(uc_import(&c, port, "2-1", &info), 0);
+		assert_int_equal(uc_control(&c, 0x00, USB_REQ_SET_CONFIGURATION, 1, 0, 0, NULL, NULL), 0);
+		port = saved;
+	}
+	usbip_server_stop(s);
+	assert_true(uc_peer_closed(c.fd));
+	uc_close(&c);
+	/* Unregistering while stopped; then the server goes. */
+	tg_remove(&g);
+	usbip_server_destroy(s);
+	/* A second server may take the same port at once. */
+	cfg.port = p;
+	assert_int_equal(usbip_server_create(&cfg, &s), 0);
+	usbip_server_destroy(s);
+}
+
+static void test_usbip_server_create_rejects_bad_config(void **state)
+{
+	struct usbip_server_config cfg;
+	struct usbip_server *s = NULL;
+
+	(void)state;
+	usbip_server_config_init(&cfg);
+	cfg.num_devices = 0;
+	assert_int_equal(usbip_server_create(&cfg, &s), -USB_EINVAL);
+	usbip_server_config_init(&cfg);
+	cfg.num_devices = USBIP_MAX_DEVICES + 1;
+	assert_int_equal(usbip_server_create(&cfg, &s), -USB_EINVAL);
+	usbip_server_config_init(&cfg);
+	cfg.speed = USB_SPEED_SUPER;
+	assert_int_equal(usbip_server_create(&cfg, &s), -USB_EINVAL);
+	usbip_server_config_init(&cfg);
+	cfg.address = "not an address!";
+	assert_int_equal(usbip_server_create(&cfg, &s), -USB_EINVAL);
+	/* The fixture's port is taken. */
+	usbip_server_config_init(&cfg);
+	cfg.port = port;
+	cfg.busnum = 3;
+	assert_int_equal(usbip_server_create(&cfg, &s), -USB_EADDRINUSE);
+	/* The busids "1-1".. are registered by the fixture. */
+	usbip_server_config_init(&cfg);
+	cfg.port = 0;
+	assert_int_equal(usbip_server_create(&cfg, &s), -USB_EEXIST);
+	assert_null(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_usbip_server_devlist_lists_bound_devices),
+		cmocka_unit_test(test_usbip_server_import_refusals),
+		cmocka_unit_test(test_usbip_server_enumerates),
+		cmocka_unit_test(test_usbip_server_control_data_stages),
+		cmocka_unit_test(test_usbip_server_bulk_loopback),
+		cmocka_unit_test(test_usbip_server_source_and_sink),
+		cmocka_unit_test(test_usbip_server_in_waits_for_data),
+		cmocka_unit_test(test_usbip_server_unlink_pending_and_completed),
+		cmocka_unit_test(test_usbip_server_halt_until_clear_feature),
+		cmocka_unit_test(test_usbip_server_disconnect_resets_device),
+		cmocka_unit_test(test_usbip_server_two_devices_at_once),
+		cmocka_unit_test(test_usbip_server_hostile_input_closes_connection),
+		cmocka_unit_test(test_usbip_server_debian_usbip_list),
+		cmocka_unit_test(test_usbip_server_debian_usbip_attach_unknown_busid),
+		cmocka_unit_test(test_usbip_server_stop_unplugs_hosts),
+		cmocka_unit_test(test_usbip_server_create_rejects_bad_config),
+	};
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}

@@ -1,0 +1,24 @@
+# USB/IP server backend over real sockets on 127.0.0.1, with the test
+# client (usbip_client.c) and Debian's usbip tool where installed.
+if(NOT COMPOSITE_POSIX)
+  return()
+endif()
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(USBIP_CMOCKA REQUIRED IMPORTED_TARGET cmocka)
+
+# The client and the test gadget, shared with bench/usbip.cmake.
+add_library(usbip_test_support STATIC
+  ${CMAKE_CURRENT_LIST_DIR}/usbip_client.c
+  ${CMAKE_CURRENT_LIST_DIR}/usbip_test_gadget.c)
+target_include_directories(usbip_test_support PUBLIC
+  ${PROJECT_SOURCE_DIR}/src ${CMAKE_CURRENT_LIST_DIR})
+target_link_libraries(usbip_test_support PUBLIC composite::composite
+                      PRIVATE composite_warnings)
+set_target_properties(usbip_test_support PROPERTIES C_EXTENSIONS OFF)
+
+add_executable(test_usbip_server ${CMAKE_CURRENT_LIST_DIR}/test_usbip_server.c)
+target_link_libraries(test_usbip_server PRIVATE usbip_test_support PkgConfig::USBIP_CMOCKA
+                      composite_warnings)
+set_target_properties(test_usbip_server PROPERTIES C_EXTENSIONS OFF)
+add_test(NAME test_usbip_server COMMAND test_usbip_server)
+set_tests_properties(test_usbip_server PROPERTIES LABELS integration TIMEOUT 180)

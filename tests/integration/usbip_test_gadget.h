@@ -1,0 +1,66 @@
+/*
+ * usbip_test_gadget.h - a composite gadget for the USB/IP tests and bench:
+ * one vendor interface with
+ *   ep "loop" bulk OUT/IN: every OUT request (4096 B, 8 of them) is echoed
+ *       on IN with the length received;
+ *   ep "sink" bulk OUT: 16 KiB requests, bytes counted;
+ *   ep "source" bulk IN: 16 KiB requests of a known pattern, always queued;
+ *   ep "intr" interrupt IN: idle unless vendor request 0x02 queues data;
+ * and vendor requests to the interface (bRequestType 0x41/0xc1, wIndex 0):
+ *   0x5b OUT: store the data stage (up to 4096 bytes);
+ *   0x5c IN: return what 0x5b stored (up to wLength);
+ *   0x01 no data: halt the endpoint whose address is wValue;
+ *   0x02 no data: queue wValue bytes (<= 64) on the interrupt endpoint;
+ *   anything else stalls.
+ */
+#ifndef USBIP_TEST_GADGET_H
+#define USBIP_TEST_GADGET_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "composite/composite.h"
+#include "composite/function.h"
+
+#define TG_LOOP_N 8
+#define TG_LOOP_LEN 4096
+#define TG_BIG_LEN 16384
+#define TG_CTL_LEN 4096
+
+struct tg {
+	struct usb_composite_driver driver;
+	struct usb_device_descriptor dev_desc;
+	struct usb_configuration config;
+	struct usb_function func;
+	char udc[32];
+
+	struct usb_interface_descriptor intf;
+	struct usb_endpoint_descriptor fs_ep[5], hs_ep[5];
+	struct usb_descriptor_header *fs[7], *hs[7];
+
+	struct usb_ep *loop_out, *loop_in, *sink, *source, *intr;
+	struct usb_request *lo[TG_LOOP_N], *li[TG_LOOP_N];
+	struct usb_request *sink_req[2], *src_req[2], *intr_req;
+	uint8_t ctl_buf[TG_CTL_LEN];
+	unsigned ctl_len;
+	_Atomic unsigned set_alts, disables;
+	_Atomic unsigned long long sunk, sourced;
+	_Atomic int active;
+};
+
+/* Bind a test gadget with idProduct @pid to UDC @udc. Return 0 or error. */
+int tg_probe(struct tg *g, const char *udc, uint16_t pid);
+
+/* Unregister it (idempotent). */
+void tg_remove(struct tg *g);
+
+/* Byte @i of the source pattern. */
+static inline uint8_t tg_pattern(uint64_t i)
+{
+	return (uint8_t)(i % 251u);
+}
+
+/* Endpoint addresses as autoconfig chose them. */
+uint8_t tg_addr(const struct usb_ep *ep);
+
+#endif /* USBIP_TEST_GADGET_H */
