@@ -37,6 +37,9 @@
 extern "C" {
 #endif
 
+/* The IANA port of USB/IP, the default of usbip_server_config.port. */
+#define USBIP_PORT_DEFAULT 3240u
+
 /* Most devices (busids 1-1 .. 1-16) one server exports. */
 #define USBIP_MAX_DEVICES 16
 

@@ -379,7 +379,7 @@ static void test_usbip_server_in_waits_for_data(void **state)
 static void test_usbip_server_unlink_pending_and_completed(void **state)
 {
 	struct tg *g = &gadgets[0];
-	uint8_t buf[64];
+	uint8_t buf[64] = { 0 };
 	struct uc_reply r;
 	uint32_t seq, useq;
 	uint32_t actual;
@@ -601,7 +601,7 @@ static void test_usbip_server_hostile_input_closes_connection(void **state)
 	static const uint8_t bad_version[8] = { 0x01, 0x06, 0x80, 0x05, 0, 0, 0, 0 };
 	static const uint8_t bad_op[8] = { 0x01, 0x11, 0x80, 0x77, 0, 0, 0, 0 };
 	static const uint8_t short_op[5] = { 0x01, 0x11, 0x80, 0x03, 0 };
-	uint8_t b[USBIP_URB_HEADER_SIZE + 16];
+	uint8_t b[USBIP_URB_HEADER_SIZE + 16] = { 0 };
 	struct uc_devrec devs[4];
 	struct tg *g = &gadgets[1];
 	unsigned sink = tg_addr(g->sink) & 0x0f;

@@ -22,3 +22,12 @@ target_link_libraries(test_usbip_server PRIVATE usbip_test_support PkgConfig::US
 set_target_properties(test_usbip_server PROPERTIES C_EXTENSIONS OFF)
 add_test(NAME test_usbip_server COMMAND test_usbip_server)
 set_tests_properties(test_usbip_server PROPERTIES LABELS integration TIMEOUT 180)
+
+# The mass_storage example under Debian's `usbip list` (skipped, exit 77,
+# when the usbip binary is missing).
+if(TARGET mass_storage)
+  add_test(NAME usbip_example_mass_storage_list
+           COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/usbip_example_list.sh $<TARGET_FILE:mass_storage>)
+  set_tests_properties(usbip_example_mass_storage_list PROPERTIES
+                       LABELS integration TIMEOUT 120 SKIP_RETURN_CODE 77)
+endif()

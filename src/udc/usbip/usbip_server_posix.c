@@ -30,7 +30,7 @@ void usbip_server_config_init(struct usbip_server_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->address = "127.0.0.1";
-	cfg->port = USBIP_DEFAULT_PORT;
+	cfg->port = USBIP_PORT_DEFAULT;
 	cfg->num_devices = 1;
 	cfg->busnum = 1;
 	cfg->speed = USB_SPEED_HIGH;

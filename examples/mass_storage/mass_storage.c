@@ -1,0 +1,249 @@
+/*
+ * mass_storage.c - the seed article's g_my_mass_storage, served over
+ * USB/IP: a gadget driver with one configuration ("Linux Mass Storage")
+ * holding the Mass Storage Function, bound to the USB/IP server's busid
+ * 1-1. The driver part keeps the Linux driver's shape (msg_bind,
+ * msg_do_config, fsg_add, fsg_common_put, msg_thread_exits -> msg_exit);
+ * main() adds what a kernel module gets from its loader: parameters from
+ * the command line and a USB/IP server instead of a UDC.
+ *
+ *   mass_storage [file=disk.img[,b.img]] [ro=0,1] [removable=1] [luns=2]
+ *                [cdrom=..] [nofua=..] [stall=1] [inquiry_string=..]
+ *                [address=127.0.0.1] [port=3240]
+ *
+ * With no file= it uses ./disk.img, creating a 64 MiB one when missing
+ * (the article's `dd if=/dev/zero of=disk.img bs=1M count=64`).
+ * SIGINT/SIGTERM: the MSF worker closes the files and calls thread_exits;
+ * msg_exit() unregisters the driver once and stops the server; exit 0.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "composite/composite.h"
+#include "composite/mass_storage.h"
+#include "composite/usbip.h"
+
+#define DRIVER_DESC "Mass Storage Gadget"
+#define FSG_VENDOR_ID 0x0525	/* NetChip */
+#define FSG_PRODUCT_ID 0xa4a5	/* Linux-USB File-backed Storage Gadget */
+
+static struct usb_device_descriptor msg_device_desc = {
+	.bLength = USB_DT_DEVICE_SIZE,
+	.bDescriptorType = USB_DT_DEVICE,
+	.bcdUSB = cpu_to_le16(0x0200),
+	.bDeviceClass = USB_CLASS_PER_INTERFACE,
+	.idVendor = cpu_to_le16(FSG_VENDOR_ID),
+	.idProduct = cpu_to_le16(FSG_PRODUCT_ID),
+	.bNumConfigurations = 1,
+};
+
+static struct fsg_module_parameters mod_data;
+static struct fsg_common *fsg_common;
+static atomic_bool msg_registered;
+static struct usbip_server *volatile usbip_server;
+
+static void msg_exit(void);
+
+static int msg_thread_exits(struct fsg_common *common)
+{
+	(void)common;
+	msg_exit();
+	return 0;
+}
+
+static const struct fsg_operations msg_ops = {
+	.thread_exits = msg_thread_exits,
+};
+
+static int msg_do_config(struct usb_configuration *c)
+{
+	return fsg_add(c->cdev, c, fsg_common);
+}
+
+static struct usb_configuration msg_config_driver = {
+	.label = "Linux Mass Storage",
+	.bConfigurationValue = 1,
+	.bmAttributes = USB_CONFIG_ATT_SELFPOWER,
+};
+
+static int msg_bind(struct usb_composite_dev *cdev)
+{
+	struct fsg_config config;
+	int status;
+
+	fsg_config_from_params(&config, &mod_data);
+	config.ops = &msg_ops;
+	config.exit_on_signal = true;
+	status = fsg_common_init(&fsg_common, cdev, &config);
+	if (status < 0)
+		return status;
+	status = usb_add_config(cdev, &msg_config_driver, msg_do_config);
+	/* fsg_add took its own reference; ours goes either way. */
+	fsg_common_put(fsg_common);
+	fsg_common = NULL;
+	if (status < 0)
+		return status;
+	fprintf(stderr, "mass_storage: %s, version: 2009/09/11\n", DRIVER_DESC);
+	atomic_store(&msg_registered, true);
+	return 0;
+}
+
+static struct usb_composite_driver msg_driver = {
+	.name = "g_mass_storage",
+	.dev = &msg_device_desc,
+	.max_speed = USB_SPEED_HIGH,
+	.needs_serial = 1,
+	.iManufacturer = "libcomposite",
+	.iProduct = DRIVER_DESC,
+	.iSerialNumber = "0123456789AB",
+	.udc_name = "1-1",
+	.bind = msg_bind,
+};
+
+/* Unregister exactly once, whoever gets here first (the MSF worker on a
+ * signal, or main when the server stops); then let main() go on. */
+static void msg_exit(void)
+{
+	struct usbip_server *srv = usbip_server;
+
+	if (atomic_exchange(&msg_registered, false))
+		usb_composite_unregister(&msg_driver);
+	if (srv)
+		usbip_server_stop(srv);
+}
+
+/* ---- the program around the driver --------------------------------------- */
+
+static void on_event(void *ctx, const struct usbip_event *ev)
+{
+	(void)ctx;
+	switch (ev->type) {
+	case USBIP_EVENT_HOST_CONNECTED:
+		printf("mass_storage: host connected (%s, %s)\n", ev->peer, ev->busid);
+		break;
+	case USBIP_EVENT_CONFIGURED:
+		printf("mass_storage: configured (configuration %u)\n", ev->config);
+		break;
+	case USBIP_EVENT_UNCONFIGURED:
+		printf("mass_storage: unconfigured\n");
+		break;
+	case USBIP_EVENT_HOST_DISCONNECTED:
+		printf("mass_storage: disconnected (%s)\n", ev->peer);
+		break;
+	case USBIP_EVENT_PROTOCOL_ERROR:
+		printf("mass_storage: %s\n", ev->message);
+		break;
+	}
+	fflush(stdout);
+}
+
+/* The article's dd: a 64 MiB file of zeros (sparse), unless it exists. */
+static int ensure_default_image(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+
+	if (fd < 0)
+		return errno == EEXIST ? 0 : -1;
+	if (ftruncate(fd, 64L << 20) < 0) {
+		close(fd);
+		unlink(path);
+		return -1;
+	}
+	close(fd);
+	printf("mass_storage: created %s (64 MiB)\n", path);
+	return 0;
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: mass_storage [file=PATH[,PATH...]] [ro=0|1,...] [removable=0|1,...]\n"
+		"                    [cdrom=..] [nofua=..] [luns=N] [stall=0|1]\n"
+		"                    [inquiry_string=..] [address=127.0.0.1] [port=3240]\n");
+}
+
+int main(int argc, char **argv)
+{
+	struct usbip_server_config cfg;
+	struct usbip_server *srv = NULL;
+	const char *address = "127.0.0.1";
+	unsigned long port = USBIP_PORT_DEFAULT;
+	char err[256];
+	int left, rc;
+
+	fsg_module_parameters_init(&mod_data);
+	left = fsg_module_parameters_parse(&mod_data, argc, argv, err, sizeof(err));
+	if (left < 0) {
+		fprintf(stderr, "mass_storage: %s\n", err);
+		usage();
+		return 2;
+	}
+	for (int i = 1; i < left; i++) {
+		char *end;
+
+		if (strncmp(argv[i], "address=", 8) == 0) {
+			address = argv[i] + 8;
+		} else if (strncmp(argv[i], "port=", 5) == 0) {
+			port = strtoul(argv[i] + 5, &end, 10);
+			if (*end || end == argv[i] + 5 || port > 65535) {
+				fprintf(stderr, "mass_storage: port: bad value \"%s\"\n", argv[i] + 5);
+				return 2;
+			}
+		} else {
+			fprintf(stderr, "mass_storage: unknown parameter \"%s\"\n", argv[i]);
+			usage();
+			return 2;
+		}
+	}
+	if (mod_data.file_count == 0) {
+		if (ensure_default_image("disk.img") < 0) {
+			perror("mass_storage: disk.img");
+			return 1;
+		}
+		snprintf(mod_data.file[0], sizeof(mod_data.file[0]), "disk.img");
+		mod_data.file_count = 1;
+	}
+
+	usbip_server_config_init(&cfg);
+	cfg.address = address;
+	cfg.port = (unsigned)port;
+	cfg.event = on_event;
+	rc = usbip_server_create(&cfg, &srv);
+	if (rc < 0) {
+		fprintf(stderr, "mass_storage: cannot serve on %s:%lu: %s\n", address, port,
+			usb_strerror(rc));
+		return 1;
+	}
+	usbip_server = srv;
+	rc = usb_composite_probe(&msg_driver);
+	if (rc < 0) {
+		fprintf(stderr, "mass_storage: bind failed: %s\n", usb_strerror(rc));
+		usbip_server = NULL;
+		usbip_server_destroy(srv);
+		return 1;
+	}
+	printf("mass_storage: serving %s on %s:%u\n", usbip_server_busid(srv, 0), address,
+	       usbip_server_port(srv));
+	if (usbip_server_port(srv) == USBIP_PORT_DEFAULT)
+		printf("mass_storage: on the host: usbip attach -r %s -b %s\n", address,
+		       usbip_server_busid(srv, 0));
+	else
+		printf("mass_storage: on the host: usbip --tcp-port %u attach -r %s -b %s\n",
+		       usbip_server_port(srv), address, usbip_server_busid(srv, 0));
+	fflush(stdout);
+
+	rc = usbip_server_run(srv);
+	msg_exit();
+	usbip_server = NULL;
+	usbip_server_destroy(srv);
+	printf("mass_storage: stopped\n");
+	return rc < 0 ? 1 : 0;
+}
