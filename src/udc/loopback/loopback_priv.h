@@ -24,7 +24,7 @@ struct lb_ep {
 	struct usb_ep ep;
 	struct udcx_ep x;
 	struct usb_loopback_host *h;
-	char name[12];
+	char name[16];
 	uint8_t hw_address;	/* number | USB_DIR_IN, fixed by the hardware */
 	uint8_t host_address;	/* bEndpointAddress while enabled */
 };
