@@ -64,7 +64,8 @@ static void source_done(struct usb_ep *ep, struct usb_request *req)
 
 	if (req->status != 0 || !atomic_load(&g->active))
 		return;
-	fill_source(g, req);
+	if (!g->no_refill)
+		fill_source(g, req);
 	(void)usb_ep_queue(ep, req, GFP_ATOMIC);
 }
 

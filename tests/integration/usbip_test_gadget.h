@@ -17,6 +17,7 @@
 #define USBIP_TEST_GADGET_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "composite/composite.h"
@@ -46,6 +47,9 @@ struct tg {
 	_Atomic unsigned set_alts, disables;
 	_Atomic unsigned long long sunk, sourced;
 	_Atomic int active;
+	/* bench: refill nothing on requeue (the pattern costs more than the
+	 * transport being measured) */
+	bool no_refill;
 };
 
 /* Bind a test gadget with idProduct @pid to UDC @udc. Return 0 or error. */

@@ -1,0 +1,182 @@
+/*
+ * usbip_bench.c - throughput of the USB/IP backend on 127.0.0.1 against a
+ * plain TCP loopback transfer of the same bytes in the same run.
+ *
+ * USB/IP: the test gadget (tests/integration/usbip_test_gadget.c) on
+ * busid 1-1; the test client imports it and moves 128 KiB URBs one at a
+ * time, as usb-storage does: "write" = bulk OUT to the sink, "read" =
+ * bulk IN from the source.
+ * Reference: a thread that speaks the same framing without any USB: for
+ * "write" it reads a 48-byte header plus 128 KiB and answers 48 bytes;
+ * for "read" it reads 48 bytes and answers 48 plus 128 KiB.
+ *
+ *   bench_usbip [MiB per direction, default 256]
+ * Prints MB/s for each and the ratio usbip/tcp (goal >= 0.5).
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "composite/usbip.h"
+#include "usbip_client.h"
+#include "usbip_test_gadget.h"
+
+#define XFER (128u * 1024u)
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- reference: plain TCP with the same framing ------------------------- */
+
+struct ref {
+	int listen_fd;
+	unsigned port;
+	unsigned count;
+};
+
+static void *ref_server(void *arg)
+{
+	struct ref *r = arg;
+	uint8_t *buf = malloc(USBIP_URB_HEADER_SIZE + XFER);
+	int fd = accept(r->listen_fd, NULL, NULL);
+	int one = 1;
+
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	memset(buf, 0x5a, USBIP_URB_HEADER_SIZE + XFER);
+	/* write phase */
+	for (unsigned i = 0; i < r->count; i++) {
+		if (uc_read_all(fd, buf, USBIP_URB_HEADER_SIZE + XFER) < 0 ||
+		    uc_write_all(fd, buf, USBIP_URB_HEADER_SIZE) < 0)
+			break;
+	}
+	/* read phase */
+	for (unsigned i = 0; i < r->count; i++) {
+		if (uc_read_all(fd, buf, USBIP_URB_HEADER_SIZE) < 0 ||
+		    uc_write_all(fd, buf, USBIP_URB_HEADER_SIZE + XFER) < 0)
+			break;
+	}
+	close(fd);
+	free(buf);
+	return NULL;
+}
+
+static int ref_run(unsigned count, double *wr, double *rd)
+{
+	struct ref r = { -1, 0, count };
+	struct sockaddr_in sa;
+	socklen_t len = sizeof(sa);
+	uint8_t *buf = malloc(USBIP_URB_HEADER_SIZE + XFER);
+	pthread_t t;
+	double t0;
+	int fd;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	r.listen_fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (!buf || r.listen_fd < 0 || bind(r.listen_fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    listen(r.listen_fd, 1) < 0 || getsockname(r.listen_fd, (struct sockaddr *)&sa, &len) < 0)
+		return -1;
+	r.port = ntohs(sa.sin_port);
+	pthread_create(&t, NULL, ref_server, &r);
+	fd = uc_connect(r.port);
+	memset(buf, 0xa5, USBIP_URB_HEADER_SIZE + XFER);
+	t0 = now();
+	for (unsigned i = 0; i < count; i++)
+		if (uc_write_all(fd, buf, USBIP_URB_HEADER_SIZE + XFER) < 0 ||
+		    uc_read_all(fd, buf, USBIP_URB_HEADER_SIZE) < 0)
+			return -1;
+	*wr = (double)count * XFER / (now() - t0) / 1e6;
+	t0 = now();
+	for (unsigned i = 0; i < count; i++)
+		if (uc_write_all(fd, buf, USBIP_URB_HEADER_SIZE) < 0 ||
+		    uc_read_all(fd, buf, USBIP_URB_HEADER_SIZE + XFER) < 0)
+			return -1;
+	*rd = (double)count * XFER / (now() - t0) / 1e6;
+	close(fd);
+	pthread_join(t, NULL);
+	close(r.listen_fd);
+	free(buf);
+	return 0;
+}
+
+/* ---- USB/IP ---------------------------------------------------------------- */
+
+static int usbip_run(unsigned count, double *wr, double *rd)
+{
+	struct usbip_server_config cfg;
+	struct usbip_server *srv;
+	struct usbip_device_info info;
+	static struct tg g;
+	uint8_t *buf = malloc(XFER);
+	uint32_t actual;
+	struct uc c;
+	double t0;
+	int rc = -1;
+
+	usbip_server_config_init(&cfg);
+	cfg.port = 0;
+	if (!buf || usbip_server_create(&cfg, &srv) != 0)
+		return -1;
+	if (tg_probe(&g, "1-1", 0x0104) != 0 || usbip_server_start(srv) != 0)
+		goto out;
+	g.no_refill = true;
+	if (uc_import(&c, usbip_server_port(srv), "1-1", &info) != 0 ||
+	    uc_control(&c, 0x00, USB_REQ_SET_CONFIGURATION, 1, 0, 0, NULL, NULL) != 0)
+		goto out;
+	memset(buf, 0xa5, XFER);
+	t0 = now();
+	for (unsigned i = 0; i < count; i++)
+		if (uc_transfer(&c, tg_addr(g.sink) & 0xf, false, buf, XFER, 0, &actual) != 0 ||
+		    actual != XFER)
+			goto out_close;
+	*wr = (double)count * XFER / (now() - t0) / 1e6;
+	t0 = now();
+	for (unsigned i = 0; i < count; i++)
+		if (uc_transfer(&c, tg_addr(g.source) & 0xf, true, buf, XFER, 0, &actual) != 0 ||
+		    actual != XFER)
+			goto out_close;
+	*rd = (double)count * XFER / (now() - t0) / 1e6;
+	rc = 0;
+out_close:
+	uc_close(&c);
+out:
+	usbip_server_stop(srv);
+	tg_remove(&g);
+	usbip_server_destroy(srv);
+	free(buf);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned mib = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : 256;
+	unsigned count = mib * 1024u * 1024u / XFER;
+	double uw = 0, ur = 0, tw = 0, tr = 0;
+
+	if (count == 0)
+		count = 1;
+	if (usbip_run(count, &uw, &ur) != 0 || ref_run(count, &tw, &tr) != 0) {
+		fprintf(stderr, "bench_usbip: a run failed\n");
+		return 1;
+	}
+	printf("bench_usbip: %u x 128 KiB per direction, one URB at a time\n", count);
+	printf("  write (bulk OUT): usbip %8.1f MB/s   tcp %8.1f MB/s   ratio %.2f\n", uw, tw, uw / tw);
+	printf("  read  (bulk IN):  usbip %8.1f MB/s   tcp %8.1f MB/s   ratio %.2f\n", ur, tr, ur / tr);
+	printf("  goal: ratio >= 0.50: %s\n", uw / tw >= 0.5 && ur / tr >= 0.5 ? "met" : "NOT met");
+	return 0;
+}
