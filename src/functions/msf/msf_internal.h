@@ -177,6 +177,7 @@ struct fsg_common {
 	enum msf__data_dir data_dir;
 	uint32_t data_size;		/* host's dCBWDataTransferLength */
 	uint64_t data_size_from_cmnd;	/* what the command wants */
+	uint64_t reply_limit;		/* allocation length of a small IN reply */
 	uint32_t tag;
 	uint32_t residue;
 	uint32_t usb_amount_left;	/* OUT bytes not yet requested */

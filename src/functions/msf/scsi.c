@@ -627,6 +627,16 @@ static int small_command(struct fsg_common *common, unsigned size,
 			 enum msf__data_dir dir, uint32_t mask, bool needs_medium,
 			 uint64_t alloc)
 {
+	/*
+	 * An allocation length is a limit, not the reply's size: what the
+	 * device sends is only known from the reply (msf__do_scsi_command
+	 * turns a reply longer than the host's length into case 7).
+	 */
+	if (dir == MSF_DIR_TO_HOST && common->data_dir == MSF_DIR_TO_HOST) {
+		common->reply_limit = alloc;
+		if (alloc > common->data_size)
+			alloc = common->data_size;
+	}
 	common->data_size_from_cmnd = alloc;
 	return msf__check_command(common, size, dir, mask, needs_medium);
 }
@@ -649,6 +659,7 @@ int msf__do_scsi_command(struct fsg_common *common)
 	common->phase_error = false;
 	common->short_packet_received = false;
 	common->bad_lun_okay = false;
+	common->reply_limit = UINT64_MAX;
 
 	msf__os_file_lock(common->os);
 	switch (c[0]) {
@@ -801,6 +812,14 @@ unknown:
 	if (reply >= 0 && common->data_dir == MSF_DIR_TO_HOST) {
 		uint64_t len = (uint64_t)reply;
 
+		if (common->reply_limit != UINT64_MAX) {
+			if (len > common->reply_limit)
+				len = common->reply_limit;
+			if (len > common->data_size) {
+				common->phase_error = true;	/* case 7: Hi < Di */
+				len = common->data_size;
+			}
+		}
 		if (len > common->data_size_from_cmnd)
 			len = common->data_size_from_cmnd;
 		msf__os_lock(common->os);
