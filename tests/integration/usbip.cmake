@@ -31,3 +31,11 @@ if(TARGET mass_storage)
   set_tests_properties(usbip_example_mass_storage_list PROPERTIES
                        LABELS integration TIMEOUT 120 SKIP_RETURN_CODE 77)
 endif()
+
+# The Mass Storage Function over USB/IP, Bulk-Only from the client.
+add_executable(test_usbip_msf ${CMAKE_CURRENT_LIST_DIR}/test_usbip_msf.c)
+target_link_libraries(test_usbip_msf PRIVATE usbip_test_support PkgConfig::USBIP_CMOCKA
+                      composite_warnings)
+set_target_properties(test_usbip_msf PROPERTIES C_EXTENSIONS OFF)
+add_test(NAME test_usbip_msf COMMAND test_usbip_msf)
+set_tests_properties(test_usbip_msf PROPERTIES LABELS integration TIMEOUT 180)

@@ -1,0 +1,296 @@
+/*
+ * test_usbip_msf.c - the Mass Storage Function served by the USB/IP
+ * backend, driven over 127.0.0.1 by the test client as usb-storage would
+ * drive it through vhci: SET_CONFIGURATION (a delayed status stage),
+ * GET_MAX_LUN, Bulk-Only commands with 128 KiB data URBs, a wedged
+ * endpoint after an invalid CBW with the reset recovery, and a re-attach.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "composite/mass_storage.h"
+#include "composite/usbip.h"
+#include "usbip_client.h"
+
+#define DISK_BYTES (4u << 20)
+#define BIG (128u * 1024u)
+
+static struct usbip_server *srv;
+static unsigned port;
+static struct fsg_common *common;
+
+static struct usb_device_descriptor dev_desc = {
+	.bLength = USB_DT_DEVICE_SIZE,
+	.bDescriptorType = USB_DT_DEVICE,
+	.bcdUSB = cpu_to_le16(0x0200),
+	.idVendor = cpu_to_le16(0x0525),
+	.idProduct = cpu_to_le16(0xa4a5),
+	.bNumConfigurations = 1,
+};
+
+static int do_config(struct usb_configuration *c)
+{
+	return fsg_add(c->cdev, c, common);
+}
+
+static struct usb_configuration config = {
+	.label = "Linux Mass Storage",
+	.bConfigurationValue = 1,
+	.bmAttributes = USB_CONFIG_ATT_SELFPOWER,
+};
+
+static int bind(struct usb_composite_dev *cdev)
+{
+	struct fsg_config cfg;
+	int rc;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.nluns = 1;
+	cfg.can_stall = 1;
+	rc = fsg_backend_mem_create(&cfg.luns[0].backend, NULL, DISK_BYTES, 512, false);
+	if (rc < 0)
+		return rc;
+	rc = fsg_common_init(&common, cdev, &cfg);
+	if (rc < 0)
+		return rc;
+	rc = usb_add_config(cdev, &config, do_config);
+	fsg_common_put(common);
+	return rc;
+}
+
+static struct usb_composite_driver driver = {
+	.name = "msf-over-usbip",
+	.dev = &dev_desc,
+	.max_speed = USB_SPEED_HIGH,
+	.iSerialNumber = "0001",
+	.udc_name = "1-1",
+	.bind = bind,
+};
+
+static int group_setup(void **state)
+{
+	struct usbip_server_config cfg;
+
+	(void)state;
+	usbip_server_config_init(&cfg);
+	cfg.port = 0;
+	if (usbip_server_create(&cfg, &srv) != 0)
+		return -1;
+	port = usbip_server_port(srv);
+	if (usb_composite_probe(&driver) != 0)
+		return -1;
+	return usbip_server_start(srv);
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	usbip_server_stop(srv);
+	usb_composite_unregister(&driver);
+	usbip_server_destroy(srv);
+	return 0;
+}
+
+/* ---- Bulk-Only Transport from the host side ----------------------------- */
+
+static void nap(void)
+{
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+
+	nanosleep(&ts, NULL);
+}
+
+struct host {
+	struct uc c;
+	unsigned in, out;	/* endpoint numbers */
+	uint32_t tag;
+};
+
+static void attach(struct host *h)
+{
+	struct usbip_device_info info;
+	uint8_t buf[64];
+	uint32_t actual;
+
+	int rc;
+
+	/* The server lets a closed connection's device go asynchronously. */
+	for (int tries = 0; (rc = uc_import(&h->c, port, "1-1", &info)) == USBIP_ST_DEV_BUSY &&
+			    tries < 500; tries++)
+		nap();
+	assert_int_equal(rc, 0);
+	assert_int_equal(info.idVendor, 0x0525);
+	assert_int_equal(info.idProduct, 0xa4a5);
+	assert_int_equal(uc_control(&h->c, 0x80, USB_REQ_GET_DESCRIPTOR, USB_DT_CONFIG << 8, 0,
+				    sizeof(buf), buf, &actual), 0);
+	assert_int_equal(actual, 9 + 9 + 7 + 7);
+	assert_int_equal(buf[9 + 5], 0x08);	/* mass storage */
+	assert_int_equal(buf[9 + 6], 0x06);	/* SCSI */
+	assert_int_equal(buf[9 + 7], 0x50);	/* bulk-only */
+	h->in = h->out = 0;
+	for (unsigned off = 18; off + 7 <= actual; off += 7) {
+		if (buf[off + 2] & 0x80)
+			h->in = buf[off + 2] & 0x0f;
+		else
+			h->out = buf[off + 2] & 0x0f;
+	}
+	assert_true(h->in && h->out);
+	/* The MSF finishes SET_CONFIGURATION from its worker (delayed status). */
+	assert_int_equal(uc_control(&h->c, 0x00, USB_REQ_SET_CONFIGURATION, 1, 0, 0, NULL, NULL), 0);
+}
+
+/* One command: CBW, data stage (IN into @data or OUT from it), CSW.
+ * Return the CSW status, with the residue in *residue. */
+static int bot(struct host *h, const uint8_t *cb, unsigned cblen, bool in, void *data,
+	       uint32_t len, uint32_t *residue)
+{
+	uint8_t cbw[31] = { 'U', 'S', 'B', 'C' };
+	uint8_t csw[13];
+	uint32_t actual;
+	uint32_t tag = ++h->tag;
+
+	memcpy(cbw + 4, &tag, 4);
+	cbw[8] = (uint8_t)len;
+	cbw[9] = (uint8_t)(len >> 8);
+	cbw[10] = (uint8_t)(len >> 16);
+	cbw[11] = (uint8_t)(len >> 24);
+	cbw[12] = in ? 0x80 : 0;
+	cbw[14] = (uint8_t)cblen;
+	memcpy(cbw + 15, cb, cblen);
+	assert_int_equal(uc_transfer(&h->c, h->out, false, cbw, sizeof(cbw), 0, &actual), 0);
+	if (len) {
+		assert_int_equal(uc_transfer(&h->c, in ? h->in : h->out, in, data, len, 0, &actual), 0);
+		if (!in)
+			assert_int_equal(actual, len);
+	}
+	assert_int_equal(uc_transfer(&h->c, h->in, true, csw, sizeof(csw), 0, &actual), 0);
+	assert_int_equal(actual, 13);
+	assert_memory_equal(csw, "USBS", 4);
+	assert_memory_equal(csw + 4, &tag, 4);
+	if (residue)
+		*residue = (uint32_t)csw[8] | (uint32_t)csw[9] << 8 | (uint32_t)csw[10] << 16 |
+			   (uint32_t)csw[11] << 24;
+	return csw[12];
+}
+
+/* TEST UNIT READY, clearing a unit attention (power on, reset) first. */
+static void unit_ready(struct host *h)
+{
+	static const uint8_t tur[6] = { 0 };
+	static const uint8_t sense[6] = { 0x03, 0, 0, 0, 18, 0 };
+	uint8_t buf[18];
+
+	if (bot(h, tur, 6, false, NULL, 0, NULL) != 0) {
+		assert_int_equal(bot(h, sense, 6, true, buf, 18, NULL), 0);
+		assert_int_equal(buf[2] & 0x0f, 0x06);	/* UNIT ATTENTION */
+		assert_int_equal(bot(h, tur, 6, false, NULL, 0, NULL), 0);
+	}
+}
+
+static void rw10(uint8_t *cb, uint8_t op, uint32_t lba, uint16_t blocks)
+{
+	memset(cb, 0, 10);
+	cb[0] = op;
+	cb[2] = (uint8_t)(lba >> 24);
+	cb[3] = (uint8_t)(lba >> 16);
+	cb[4] = (uint8_t)(lba >> 8);
+	cb[5] = (uint8_t)lba;
+	cb[7] = (uint8_t)(blocks >> 8);
+	cb[8] = (uint8_t)blocks;
+}
+
+static void test_usbip_msf_bot_commands(void **state)
+{
+	static uint8_t wbuf[BIG], rbuf[BIG];
+	static const uint8_t inquiry[6] = { 0x12, 0, 0, 0, 36, 0 };
+	static const uint8_t capacity[10] = { 0x25 };
+	uint8_t cb[10], buf[64];
+	uint32_t actual, residue;
+	struct host h = { 0 };
+
+	(void)state;
+	attach(&h);
+	/* GET_MAX_LUN: one LUN. */
+	assert_int_equal(uc_control(&h.c, 0xa1, 0xfe, 0, 0, 1, buf, &actual), 0);
+	assert_int_equal(actual, 1);
+	assert_int_equal(buf[0], 0);
+	assert_int_equal(bot(&h, inquiry, 6, true, buf, 36, &residue), 0);
+	assert_int_equal(residue, 0);
+	assert_int_equal(buf[0], 0x00);		/* direct-access block device */
+	unit_ready(&h);
+	assert_int_equal(bot(&h, capacity, 10, true, buf, 8, NULL), 0);
+	assert_int_equal(buf[0] << 24 | buf[1] << 16 | buf[2] << 8 | buf[3], DISK_BYTES / 512 - 1);
+	assert_int_equal(buf[6] << 8 | buf[7], 512);
+	/* 128 KiB each way, one URB each: several MSF buffers per URB. */
+	for (unsigned i = 0; i < BIG; i++)
+		wbuf[i] = (uint8_t)(i * 13 + (i >> 9));
+	rw10(cb, 0x2a, 100, BIG / 512);
+	assert_int_equal(bot(&h, cb, 10, false, wbuf, BIG, &residue), 0);
+	assert_int_equal(residue, 0);
+	rw10(cb, 0x28, 100, BIG / 512);
+	assert_int_equal(bot(&h, cb, 10, true, rbuf, BIG, &residue), 0);
+	assert_memory_equal(rbuf, wbuf, BIG);
+	uc_close(&h.c);
+}
+
+/* An invalid CBW wedges both bulk endpoints: -EPIPE until the host's
+ * Bulk-Only Mass Storage Reset and CLEAR_FEATURE(HALT) on each. */
+static void test_usbip_msf_invalid_cbw_and_reset_recovery(void **state)
+{
+	uint8_t junk[31] = { 'X', 'S', 'B', 'C' };
+	uint8_t buf[64];
+	uint32_t actual;
+	struct host h = { 0 };
+
+	(void)state;
+	attach(&h);
+	assert_int_equal(uc_transfer(&h.c, h.out, false, junk, sizeof(junk), 0, &actual), 0);
+	assert_int_equal(uc_transfer(&h.c, h.in, true, buf, 13, 0, &actual), -32);
+	/* Wedged: CLEAR_FEATURE alone does not un-halt it. */
+	assert_int_equal(uc_control(&h.c, 0x02, USB_REQ_CLEAR_FEATURE, USB_ENDPOINT_HALT,
+				    (uint16_t)(0x80 | h.in), 0, NULL, NULL), 0);
+	assert_int_equal(uc_transfer(&h.c, h.in, true, buf, 13, 0, &actual), -32);
+	/* Reset recovery. */
+	assert_int_equal(uc_control(&h.c, 0x21, 0xff, 0, 0, 0, NULL, NULL), 0);
+	assert_int_equal(uc_control(&h.c, 0x02, USB_REQ_CLEAR_FEATURE, USB_ENDPOINT_HALT,
+				    (uint16_t)(0x80 | h.in), 0, NULL, NULL), 0);
+	assert_int_equal(uc_control(&h.c, 0x02, USB_REQ_CLEAR_FEATURE, USB_ENDPOINT_HALT,
+				    (uint16_t)h.out, 0, NULL, NULL), 0);
+	unit_ready(&h);
+	uc_close(&h.c);
+}
+
+/* A host that vanishes with a data URB pending; the next one works. */
+static void test_usbip_msf_reattach_after_unplug(void **state)
+{
+	struct host h = { 0 };
+
+	(void)state;
+	attach(&h);
+	assert_true(uc_submit(&h.c, h.in, true, NULL, NULL, 13, 0) != 0);	/* waits */
+	uc_close(&h.c);
+	attach(&h);
+	unit_ready(&h);
+	uc_close(&h.c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_usbip_msf_bot_commands),
+		cmocka_unit_test(test_usbip_msf_invalid_cbw_and_reset_recovery),
+		cmocka_unit_test(test_usbip_msf_reattach_after_unplug),
+	};
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
