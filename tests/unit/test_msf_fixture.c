@@ -27,9 +27,30 @@ static int fx_config_bind(struct usb_configuration *c)
 	return rc;
 }
 
+/* The second configuration shares the first one's common object. */
+static int fx_config2_bind(struct usb_configuration *c)
+{
+	return fsg_add(c->cdev, c, current->common);
+}
+
 static int fx_driver_bind(struct usb_composite_dev *cdev)
 {
-	return usb_add_config(cdev, &current->config, fx_config_bind);
+	int rc = usb_add_config(cdev, &current->config, fx_config_bind);
+
+	if (rc || !current->two_configs)
+		return rc;
+	return usb_add_config(cdev, &current->config2, fx_config2_bind);
+}
+
+int msf_fx_set_config(struct msf_fx *fx, uint8_t value)
+{
+	struct usb_ctrlrequest s = {
+		.bRequestType = USB_DIR_OUT | USB_TYPE_STANDARD | USB_RECIP_DEVICE,
+		.bRequest = USB_REQ_SET_CONFIGURATION,
+		.wValue = cpu_to_le16(value),
+	};
+
+	return usb_loopback_host_control(fx->h, &s, NULL, MSF_TMO);
 }
 
 struct msf_fx *msf_fx_new(void)
@@ -55,6 +76,9 @@ struct msf_fx *msf_fx_new(void)
 	fx->config.label = "msf";
 	fx->config.bConfigurationValue = 1;
 	fx->config.MaxPower = 100;
+	fx->config2.label = "msf2";
+	fx->config2.bConfigurationValue = 2;
+	fx->config2.MaxPower = 200;
 	fx->cfg.nluns = 1;
 	fx->cfg.can_stall = 1;
 	return fx;
@@ -148,6 +172,7 @@ int msf_fx_csw(struct msf_fx *fx, uint8_t *status, uint32_t *residue)
 	int rc;
 
 	rc = usb_loopback_host_transfer(fx->h, fx->ep_in, csw, sizeof(csw), 0, MSF_TMO);
+	fx->csw_stalled = rc == -USB_EPIPE;
 	if (rc == -USB_EPIPE) {
 		assert_int_equal(usb_loopback_host_clear_halt(fx->h, fx->ep_in, MSF_TMO), 0);
 		rc = usb_loopback_host_transfer(fx->h, fx->ep_in, csw, sizeof(csw), 0, MSF_TMO);

@@ -22,12 +22,15 @@ struct msf_fx {
 	struct usb_composite_driver driver;
 	struct usb_device_descriptor dd;
 	struct usb_configuration config;
+	struct usb_configuration config2;	/* used when two_configs */
+	bool two_configs;
 	struct fsg_config cfg;		/* filled by the test before msf_fx_up() */
 	struct fsg_common *common;	/* the fixture's own reference */
 	int init_rc;
 	uint8_t ep_in, ep_out, intf;
 	uint16_t maxpacket;
 	uint32_t tag;
+	bool csw_stalled;		/* the last CSW read met a bulk-IN stall */
 	uint8_t config_desc[256];
 	int config_len;
 };
@@ -39,6 +42,9 @@ void msf_fx_up(struct msf_fx *fx, enum usb_device_speed speed);
 /* Probe only; returns the probe result (bind errors). */
 int msf_fx_probe(struct msf_fx *fx);
 void msf_fx_free(struct msf_fx *fx);
+
+/* SET_CONFIGURATION(@value) (delayed status: the worker finishes it). */
+int msf_fx_set_config(struct msf_fx *fx, uint8_t value);
 
 /* A memory backend of @blocks blocks with a pattern (lba-dependent). */
 struct fsg_backend *msf_fx_mem(uint64_t blocks, uint32_t bs);
