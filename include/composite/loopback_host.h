@@ -89,8 +89,8 @@ int usb_loopback_host_create(const struct usb_loopback_host_config *config,
 
 /*
  * Unregister the UDC (unbinding a composite driver bound to it) and free
- * everything. Transfers not yet freed are freed. No host call may be
- * running. NULL is ignored.
+ * it. Free every transfer first (usb_loopback_host_free()). No host call
+ * may be running. NULL is ignored.
  */
 void usb_loopback_host_destroy(struct usb_loopback_host *h);
 

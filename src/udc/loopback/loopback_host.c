@@ -226,7 +226,7 @@ static bool wait_urb(struct usb_loopback_host *h, struct udcx_urb *u, unsigned t
 		if (!in_time || timeout_ms == 0)
 			return false;
 		/* Completions may be pending again after the lock was dropped. */
-		if (!list_empty(&h->pending.reqs) || h->unplug_pending)
+		if ((h->started && !list_empty(&h->pending.reqs)) || h->unplug_pending)
 			continue;
 		in_time = wait_until(h, &deadline);
 	}

@@ -200,7 +200,9 @@ static int lb_set_halt(struct usb_ep *ep, int value)
 
 	udcx__done_init(&done);
 	pthread_mutex_lock(&h->lock);
-	rc = udcx__ep_set_halt(&lep->x, value != 0, &done);
+	/* 1: a function's halt; 2 (or more): the host's, never refused. */
+	rc = udcx__ep_set_halt(&lep->x, value <= 0 ? UDCX_HALT_CLEAR
+					: value == 1 ? UDCX_HALT_SET : UDCX_HALT_FORCE, &done);
 	lb__settle(h, &done);
 	pthread_mutex_unlock(&h->lock);
 	return rc;

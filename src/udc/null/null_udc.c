@@ -217,8 +217,10 @@ static int null_set_halt(struct usb_ep *ep, int value)
 		/* A protocol stall of this control transfer only. */
 		if (value)
 			udc->ep0_stalled = true;	/* HW: set the ep0 STALL bit */
-	} else if (value && nep->in && !list_empty(&nep->queue)) {
-		rc = -USB_EAGAIN;	/* IN data still queued: Linux semantics */
+	} else if (value == 1 && nep->in && !list_empty(&nep->queue)) {
+		/* IN data still queued: Linux semantics for a function's halt
+		 * (value 2 would be the host's SET_FEATURE: never refused). */
+		rc = -USB_EAGAIN;
 	} else {
 		nep->halted = value != 0;
 		/* HW: set/clear STALL; clearing also resets the data toggle. */
