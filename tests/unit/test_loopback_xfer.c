@@ -789,6 +789,145 @@ static void test_loopback_xfer_ctrl_queued_in_order(void **state)
 	free(c);
 }
 
+/* ---- randomised interleavings ------------------------------------------ */
+
+#define RN 40
+
+static uint32_t rng_state;
+
+static uint32_t rng(void)
+{
+	/* xorshift32: deterministic, seeded per round */
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 17;
+	rng_state ^= rng_state << 5;
+	return rng_state;
+}
+
+/*
+ * Random request and transfer sizes (no babble or overflow possible:
+ * transfers and OUT requests are multiples of mp), queued and submitted
+ * in a random interleaving. Invariants: every request finishes exactly
+ * once and in order, every transfer too, and the byte stream arrives
+ * intact and in order.
+ */
+static void random_round(bool in, unsigned mp, uint32_t seed)
+{
+	struct usb_ep gep;
+	struct udcx_ep ep;
+	struct udcx_done done;
+	static struct udcx_req r[RN];
+	static struct udcx_urb u[RN];
+	static uint8_t rbuf[RN][2048], ubuf[RN][4096];
+	size_t sent = 0, got = 0, rtotal = 0;
+	unsigned nr = 0, nu = 0, finished_r = 0, finished_u = 0;
+	static uint8_t a[RN * 4096], b[RN * 4096];
+	const struct list_head *pos;
+	int last;
+
+	rng_state = seed;
+	udcx__ep_init(&ep, &gep, false, 0);
+	udcx__done_init(&done);
+	assert_int_equal(udcx__ep_enable(&ep, in, mp), 0);
+	while (nr < RN || nu < RN) {
+		bool do_req = nu == RN || (nr < RN && (rng() & 1));
+
+		if (do_req) {
+			unsigned len = in ? rng() % 2048 : (rng() % 4 + 1) * mp;
+
+			if (!in && len > 2048)
+				len = 2048 / mp * mp;
+			udcx__req_init(&r[nr]);
+			r[nr].req.buf = rbuf[nr];
+			r[nr].req.length = len;
+			r[nr].req.zero = in && (rng() & 1);
+			if (in)
+				for (unsigned k = 0; k < len; k++)
+					rbuf[nr][k] = pattern(rtotal + k);
+			rtotal += len;
+			assert_int_equal(udcx__ep_queue(&ep, &r[nr], &done), 0);
+			nr++;
+		} else {
+			size_t len = in ? (rng() % 8 + 1) * (size_t)mp : rng() % 4096;
+
+			if (len > 4096)
+				len = 4096 / mp * mp;
+			udcx__urb_init(&u[nu], ubuf[nu], len,
+				       !in && (rng() & 1) ? UDCX_URB_ZERO_PACKET : 0);
+			if (!in)
+				for (size_t k = 0; k < len; k++)
+					ubuf[nu][k] = pattern(sent + k);
+			sent += len;
+			assert_int_equal(udcx__urb_submit(&ep, &u[nu], &done), 0);
+			nu++;
+		}
+	}
+	/* Order and exactly-once: each finished item is on done once. */
+	last = -1;
+	list_for_each(pos, &done.reqs) {
+		int idx = (int)(list_entry(pos, struct udcx_req, node) - r);
+
+		assert_true(idx > last);
+		if (r[idx].req.status != 0)
+			fail_msg("seed %u mp %u %s: request %d status %d", (unsigned)seed, mp,
+				 in ? "IN" : "OUT", idx, r[idx].req.status);
+		last = idx;
+		finished_r++;
+	}
+	last = -1;
+	list_for_each(pos, &done.urbs) {
+		int idx = (int)(list_entry(pos, struct udcx_urb, node) - u);
+
+		assert_true(idx > last);
+		assert_int_equal(u[idx].status, 0);
+		last = idx;
+		finished_u++;
+	}
+	assert_int_equal(finished_r + udcx__ep_queued(&ep), nr);
+	assert_int_equal(finished_u + udcx__ep_pending(&ep), nu);
+	/* The streams: what left one side arrived on the other, in order. */
+	{
+		size_t na = 0, nb = 0;
+
+		for (unsigned i = 0; i < nr; i++) {
+			memcpy(a + na, rbuf[i], r[i].req.actual);
+			na += r[i].req.actual;
+		}
+		for (unsigned i = 0; i < nu; i++) {
+			memcpy(b + nb, ubuf[i], u[i].actual);
+			nb += u[i].actual;
+		}
+		assert_int_equal(na, nb);
+		assert_memory_equal(a, b, na ? na : 0);
+		for (size_t k = 0; k < na; k++)
+			if (a[k] != pattern(k))
+				fail_msg("seed %u mp %u %s: byte %zu out of order", (unsigned)seed, mp,
+					 in ? "IN" : "OUT", k);
+		got = na;
+	}
+	/* Disable: the rest finish with ESHUTDOWN, transfers are flushed. */
+	udcx__ep_disable(&ep, &done);
+	udcx__ep_flush_urbs(&ep, -USB_ESHUTDOWN, &done);
+	assert_int_equal(udcx__ep_queued(&ep), 0);
+	assert_int_equal(udcx__ep_pending(&ep), 0);
+	finished_r = 0;
+	list_for_each(pos, &done.reqs)
+		finished_r++;
+	assert_int_equal(finished_r, nr);
+	(void)got;
+}
+
+static void test_loopback_xfer_random_interleavings(void **state)
+{
+	(void)state;
+	for (uint32_t seed = 1; seed <= 200; seed++) {
+		random_round(true, 64, seed);
+		random_round(false, 64, seed * 7919u);
+		random_round(true, 512, seed * 104729u);
+		random_round(false, 512, seed * 15485863u);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -805,6 +944,7 @@ int main(void)
 		cmocka_unit_test(test_loopback_xfer_ctrl_out_and_nodata),
 		cmocka_unit_test(test_loopback_xfer_ctrl_stall),
 		cmocka_unit_test(test_loopback_xfer_ctrl_queued_in_order),
+		cmocka_unit_test(test_loopback_xfer_random_interleavings),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
