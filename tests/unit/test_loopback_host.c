@@ -323,7 +323,7 @@ static int fx_driver_bind(struct usb_composite_dev *cdev)
 
 static void fx_free(struct fx *x);
 
-static struct fx *fx_new(bool echo)
+static struct fx *fx_new_cfg(bool echo, const struct usb_loopback_host_config *cfg)
 {
 	struct fx *x;
 
@@ -337,7 +337,7 @@ static struct fx *fx_new(bool echo)
 	tf_init(&x->t);
 	x->t.echo = echo;
 	x->t.host_thread = pthread_self();
-	assert_int_equal(usb_loopback_host_create(NULL, &x->h), 0);
+	assert_int_equal(usb_loopback_host_create(cfg, &x->h), 0);
 	x->dd.bLength = USB_DT_DEVICE_SIZE;
 	x->dd.bDescriptorType = USB_DT_DEVICE;
 	x->dd.bcdUSB = cpu_to_le16(0x0200);
@@ -353,6 +353,11 @@ static struct fx *fx_new(bool echo)
 	x->config.MaxPower = 100;
 	assert_int_equal(usb_composite_probe(&x->driver), 0);
 	return x;
+}
+
+static struct fx *fx_new(bool echo)
+{
+	return fx_new_cfg(echo, NULL);
 }
 
 static struct fx *fx_up(bool echo, enum usb_device_speed speed)
@@ -995,6 +1000,57 @@ static void test_loopback_host_suspend_resume_info(void **state)
 	fx_free(x);
 }
 
+static void test_loopback_host_ep0_maxpacket8(void **state)
+{
+	struct usb_loopback_host_config cfg = { .ep0_maxpacket = 8, .max_speed = USB_SPEED_FULL };
+	struct fx *x = fx_new_cfg(false, &cfg);
+	uint8_t buf[256];
+	int total;
+
+	(void)state;
+	/* Every descriptor crosses several 8-byte packets. */
+	total = usb_loopback_host_enumerate(x->h, USB_SPEED_FULL, 1, &x->got_dev, x->got_config,
+					    sizeof(x->got_config), TMO);
+	assert_int_equal(total, 32);
+	assert_int_equal(x->got_dev.bMaxPacketSize0, 8);
+	assert_int_equal(x->got_config[18 + 1], USB_DT_ENDPOINT);
+	/* 64 < wLength, a multiple of 8: ends with a ZLP. */
+	assert_int_equal(vendor(x, true, VREQ_IN, 64, 255, buf, TMO), 64);
+	assert_int_equal(vendor(x, true, VREQ_IN, 61, 255, buf, TMO), 61);
+	assert_int_equal(buf[60], pat(60));
+	assert_int_equal(vendor(x, false, VREQ_OUT, 0, 20, buf, TMO), 20);
+	/* High speed needs 64 on ep0; too fast for this controller anyway. */
+	assert_int_equal(usb_loopback_host_connect(x->h, USB_SPEED_HIGH), -USB_EINVAL);
+	fx_free(x);
+}
+
+static void test_loopback_host_pullup(void **state)
+{
+	struct fx *x = fx_up(false, USB_SPEED_HIGH);
+	struct usb_gadget *g = usb_loopback_host_gadget(x->h);
+	struct usb_loopback_host_info info;
+	int n;
+
+	(void)state;
+	queue_in(x, x->t.in_req, 10, false);
+	n = nlog(x);
+	/* The device hides itself (as usb_function_deactivate() does): the
+	 * host sees an unplug at its next call. */
+	assert_int_equal(usb_gadget_disconnect(g), 0);
+	assert_int_equal(usb_loopback_host_poll(x->h), 1);
+	assert_int_equal(nlog(x), n + 1);
+	assert_int_equal(last_log(x).status, -USB_ESHUTDOWN);
+	usb_loopback_host_info(x->h, &info);
+	assert_int_equal(info.connected, 0);
+	assert_int_equal(info.pullup, 0);
+	assert_int_equal(usb_loopback_host_connect(x->h, USB_SPEED_HIGH), -USB_ENODEV);
+	assert_int_equal(usb_gadget_connect(g), 0);
+	assert_int_equal(usb_loopback_host_enumerate(x->h, USB_SPEED_HIGH, 1, NULL, NULL, 0, TMO),
+			 x->total);
+	assert_int_equal(x->t.set_alt_calls, 2);
+	fx_free(x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1016,6 +1072,8 @@ int main(void)
 		cmocka_unit_test(test_loopback_host_async),
 		cmocka_unit_test(test_loopback_host_bad_arguments),
 		cmocka_unit_test(test_loopback_host_suspend_resume_info),
+		cmocka_unit_test(test_loopback_host_ep0_maxpacket8),
+		cmocka_unit_test(test_loopback_host_pullup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

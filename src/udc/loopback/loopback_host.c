@@ -193,16 +193,21 @@ int usb_loopback_host_resume(struct usb_loopback_host *h)
 
 int usb_loopback_host_poll(struct usb_loopback_host *h)
 {
-	int n;
+	unsigned long before;
+	int rc;
 
 	if (!h)
 		return -USB_EINVAL;
-	n = host_begin(h);
-	if (n)
-		return n;
-	n = lb__run_completions(h);
+	pthread_mutex_lock(&h->lock);
+	before = h->given_back;
+	pthread_mutex_unlock(&h->lock);
+	rc = host_begin(h);	/* an unplug and completions happen here */
+	if (rc)
+		return rc;
+	lb__run_completions(h);
+	rc = (int)(h->given_back - before);
 	host_end(h);
-	return n;
+	return rc;
 }
 
 /* ---- waiting for a host transfer --------------------------------------- */

@@ -57,6 +57,7 @@ struct usb_loopback_host {
 	bool connected;
 	bool unplug_pending;	/* pullup went off while connected */
 	unsigned in_event;	/* entry-point calls running */
+	unsigned long given_back;	/* requests given back by the host thread */
 	struct usb_loopback_host_info info;
 };
 

@@ -61,20 +61,23 @@ int lb__run_completions(struct usb_loopback_host *h)
 
 	while (!list_empty(&h->pending.reqs)) {
 		struct list_head mine;
+		int batch = 0;
 
 		INIT_LIST_HEAD(&mine);
 		while (!list_empty(&h->pending.reqs))
 			list_move_tail(h->pending.reqs.next, &mine);
 		for (struct list_head *p = mine.next; p != &mine; p = p->next)
-			n++;
+			batch++;
 		if (!lb__enter(h)) {
 			/* Stopped: leave them for disable/dequeue to find. */
 			while (!list_empty(&mine))
 				list_move_tail(mine.next, &h->pending.reqs);
-			return n;
+			return n;	/* these were not given back */
 		}
 		udcx__giveback_list(&mine);
 		lb__leave(h);
+		n += batch;
+		h->given_back += (unsigned long)batch;
 	}
 	return n;
 }
