@@ -1051,6 +1051,27 @@ static void test_loopback_host_pullup(void **state)
 	fx_free(x);
 }
 
+static void test_loopback_host_destroy_bound(void **state)
+{
+	struct fx *x = fx_up(true, USB_SPEED_HIGH);
+	struct usb_loopback_xfer *a = NULL;
+	uint8_t buf[64];
+
+	(void)state;
+	/* Destroying the host unbinds the driver: its requests come back,
+	 * the function is unbound, and the host transfer fails. */
+	assert_int_equal(usb_loopback_host_submit(x->h, in_addr(x), buf, sizeof(buf), 0, &a), 0);
+	usb_loopback_host_free(x->h, a);
+	usb_loopback_host_destroy(x->h);
+	x->h = NULL;
+	assert_null(x->driver.cdev);
+	assert_int_equal(x->t.disable_calls, 1);
+	assert_null(usb_udc_find("loopback.0"));
+	tf_fini(&x->t);
+	free(x);
+	current_fx = NULL;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1074,6 +1095,7 @@ int main(void)
 		cmocka_unit_test(test_loopback_host_suspend_resume_info),
 		cmocka_unit_test(test_loopback_host_ep0_maxpacket8),
 		cmocka_unit_test(test_loopback_host_pullup),
+		cmocka_unit_test(test_loopback_host_destroy_bound),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
