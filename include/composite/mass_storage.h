@@ -238,6 +238,8 @@ struct fsg_module_parameters {
 	bool stall;
 	unsigned num_buffers;	/* 0: default */
 	unsigned buflen;	/* 0: default */
+	/* Not a key: set by the program; copied to fsg_config.exit_on_signal. */
+	bool exit_on_signal;
 };
 
 /* Defaults: no LUN values, stall=1. */
@@ -264,7 +266,8 @@ int fsg_module_parameters_parse(struct fsg_module_parameters *params,
 /**
  * fsg_config_from_params() - the fsg_config the parameters describe, as
  * Linux's: nluns = luns= or the number of file= values (at least 1); empty
- * file values mean no medium; ops, private data, names NULL. @cfg borrows
+ * file values mean no medium; ops, private data, names NULL;
+ * exit_on_signal as in @params. @cfg borrows
  * strings from @params: keep @params alive until fsg_common_init().
  */
 void fsg_config_from_params(struct fsg_config *cfg,

@@ -279,6 +279,7 @@ void fsg_config_from_params(struct fsg_config *cfg,
 	cfg->can_stall = params->stall;
 	cfg->fsg_num_buffers = params->num_buffers;
 	cfg->buflen = params->buflen;
+	cfg->exit_on_signal = params->exit_on_signal;
 }
 
 int fsg_common_from_params(struct fsg_common **out, struct usb_composite_dev *cdev,
