@@ -726,6 +726,18 @@ static void test_loopback_xfer_ctrl_out_and_nodata(void **state)
 	/* The request is ahead of the transfer: given back first. */
 	assert_true(on_list(&c->done.reqs, &c->r[0].node));
 
+	/* The host's buffer is shorter than wLength: the data stage ends
+	 * there and the request completes with what came. */
+	u = ctl_submit(c, 2, USB_DIR_OUT | USB_TYPE_VENDOR, 20, 4);
+	assert_ptr_equal(udcx__ctrl_next_setup(&c->ep0, &c->done), u);
+	c->r[2].req.length = 20;
+	assert_int_equal(udcx__ep_queue(&c->ep0, &c->r[2], &c->done), 0);
+	udcx__ctrl_setup_done(&c->ep0, u, 0, &c->done);
+	assert_int_equal(c->r[2].req.status, 0);
+	assert_int_equal(c->r[2].req.actual, 4);
+	assert_int_equal(u->status, 0);
+	assert_int_equal(u->actual, 4);
+
 	/* No data stage, delayed status: the zero-length request comes late. */
 	u = ctl_submit(c, 1, USB_DIR_OUT, 0, 0);
 	assert_ptr_equal(udcx__ctrl_next_setup(&c->ep0, &c->done), u);

@@ -197,12 +197,13 @@ static bool out_drain(struct udcx_ep *ep, struct udcx_urb *u, int *status,
 }
 
 /* Control: the host moved to the status stage; end what is left of the
- * request that took part in the data stage. */
+ * data-stage request: OUT, the one receiving (even if the host sent less
+ * than wLength, or nothing); IN, one partly sent or still owing its ZLP. */
 static void ctrl_status_stage(struct udcx_ep *ep, struct udcx_done *done)
 {
 	struct udcx_req *r = head_req(ep);
 
-	if (r && r->req.actual > 0)
+	if (r && (!ep->ctrl_in || r->req.actual > 0))
 		req_finish(r, 0, done);
 }
 
