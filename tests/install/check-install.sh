@@ -15,7 +15,8 @@ cmake -S "$src/tests/install/consumer" -B "$scratch/consumer" \
 cmake --build "$scratch/consumer" >"$scratch/build.log"
 "$scratch/consumer/consumer"
 pcdir=$(dirname "$(find "$prefix" -name composite.pc | head -n 1)")
+# The .pc holds the configured prefix; point it at the scratch one.
 cc -std=c11 -o "$scratch/pc-consumer" "$src/tests/install/consumer/main.c" \
-	$(PKG_CONFIG_PATH=$pcdir pkg-config --cflags --libs --static composite)
+	$(PKG_CONFIG_PATH=$pcdir pkg-config --define-variable=prefix="$prefix" --cflags --libs --static composite)
 "$scratch/pc-consumer"
 echo "install check passed: find_package and pkg-config consumers built and ran"
