@@ -21,6 +21,7 @@
 #define SC_TEST_UNIT_READY	0x00
 #define SC_REQUEST_SENSE	0x03
 #define SC_INQUIRY		0x12
+#define SC_MODE_SENSE_6		0x1a
 #define SC_READ_CAPACITY	0x25
 #define SC_READ_10		0x28
 #define SC_WRITE_10		0x2a
@@ -218,9 +219,9 @@ static void check_class_requests(struct hc *hc)
 	int rc;
 
 	rc = hc_ctrl(hc, 0xa1, 0xfe, 0, hc->ifnum, b, 1);
-	hc_check(hc, rc == 1 && b[0] == hc->exp->max_lun, "class.get_max_lun",
-		 "-> %s%d bytes, %u (want %u)", rc < 0 ? hc_err(rc) : "", rc < 0 ? 0 : rc,
-		 b[0], hc->exp->max_lun);
+	hc_check(hc, rc == 1 && b[0] == hc->max_lun, "class.get_max_lun",
+		 "-> %s%d bytes, %u (want %d)", rc < 0 ? hc_err(rc) : "", rc < 0 ? 0 : rc,
+		 b[0], hc->max_lun);
 	rc = hc_ctrl(hc, 0xa1, 0xfe, 1, hc->ifnum, b, 1);
 	hc_check(hc, rc == LIBUSB_ERROR_PIPE, "class.get_max_lun.wvalue1", "-> %s%s",
 		 hc_err(rc), rc == LIBUSB_ERROR_PIPE ? " (stall)" : ", want stall");
@@ -264,9 +265,10 @@ static void check_inquiry(struct hc *hc)
 		 (const char *)d + 32, hc->exp->inq_vendor, hc->exp->inq_product);
 }
 
-static void check_capacity(struct hc *hc)
+static void check_capacity(struct hc *hc, uint8_t lun, const char *id)
 {
-	struct cbw_spec c = { .len = 8, .flags = DIR_IN, .cblen = 10, .cb = { SC_READ_CAPACITY } };
+	struct cbw_spec c = { .len = 8, .flags = DIR_IN, .lun = lun, .cblen = 10,
+			      .cb = { SC_READ_CAPACITY } };
 	uint8_t d[8];
 	struct bot_res r;
 	char desc[160];
@@ -275,8 +277,25 @@ static void check_capacity(struct hc *hc)
 	bot_cmd(hc, &c, d, &r);
 	hc_check(hc, r.csw_ok && r.status == 0 && r.data_actual == 8 &&
 		     get_be32(d) == hc->blocks - 1 && get_be32(d + 4) == 512,
-		 "scsi.read_capacity", "%s: last LBA %u, block %u (want %u, 512)",
+		 id, "LUN %u: %s: last LBA %u, block %u (want %u, 512)", lun,
 		 describe(&r, desc, sizeof(desc)), get_be32(d), get_be32(d + 4), hc->blocks - 1);
+}
+
+static void check_mode_sense(struct hc *hc)
+{
+	struct cbw_spec c = cmd6(SC_MODE_SENSE_6, 192, 192, DIR_IN);
+	uint8_t d[192];
+	struct bot_res r;
+	char desc[160];
+
+	c.cb[2] = 0x3f;		/* all pages, current values */
+	memset(d, 0, sizeof(d));
+	bot_cmd(hc, &c, d, &r);
+	hc_check(hc, r.csw_ok && r.status == 0 && r.data_actual >= 4 &&
+		     d[0] + 1 == r.data_actual && r.residue == 192u - (uint32_t)r.data_actual &&
+		     !(d[2] & 0x80),
+		 "scsi.mode_sense6", "page 0x3f: %s, mode data length %u, WP %u",
+		 describe(&r, desc, sizeof(desc)), d[0], d[2] >> 7);
 }
 
 static void check_sense_ok(struct hc *hc)
@@ -296,7 +315,7 @@ static void fill(uint8_t *p, size_t n, uint32_t seed)
 
 static void check_write_read(struct hc *hc, const char *id, uint32_t lba, uint16_t n)
 {
-	static uint8_t out[128 * 512], in[128 * 512];
+	static uint8_t out[1024 * 512], in[1024 * 512];
 	uint32_t len = (uint32_t)n * 512;
 	struct cbw_spec w = rw10(SC_WRITE_10, lba, n, len, 0);
 	struct cbw_spec rd = rw10(SC_READ_10, lba, n, len, DIR_IN);
@@ -322,7 +341,7 @@ static void check_errors(struct hc *hc)
 {
 	struct cbw_spec c = rw10(SC_READ_10, hc->blocks, 1, 512, DIR_IN);
 	struct cbw_spec u = { .cblen = 6, .cb = { 0xff } };
-	uint8_t d[512];
+	static uint8_t d[512], d2[1024];
 	struct bot_res r;
 	char desc[160];
 	long s;
@@ -340,13 +359,43 @@ static void check_errors(struct hc *hc)
 		 "scsi.read_out_of_range", "READ(10) LBA %u: %s, sense %06lx (want status 1, "
 		 "residue 512, 052100)", hc->blocks, describe(&r, desc, sizeof(desc)), s);
 
+	c = rw10(SC_READ_10, hc->blocks - 1, 2, 1024, DIR_IN);
+	bot_cmd(hc, &c, d2, &r);
+	s = r.csw_ok ? sense(hc, 0) : -1;
+	/* SBC checks the range first; Linux sends the blocks that exist. */
+	hc_check(hc, r.csw_ok && r.status == 1 && s == 0x052100 &&
+		     (r.data_actual == 0 || r.data_actual == 512) &&
+		     r.residue == 1024u - (uint32_t)r.data_actual,
+		 "scsi.read_past_end", "READ(10) LBA %u x 2: %s, sense %06lx (want status 1, "
+		 "residue 1024 - data, 052100)", hc->blocks - 1,
+		 describe(&r, desc, sizeof(desc)), s);
+
+	c = rw10(SC_WRITE_10, SCRATCH_LBA, 0, 0, 0);
+	bot_cmd(hc, &c, NULL, &r);
+	hc_check(hc, r.csw_ok && r.status == 0 && r.residue == 0, "scsi.write_zero_blocks",
+		 "WRITE(10) of 0 blocks: %s (want status 0)", describe(&r, desc, sizeof(desc)));
+
 	bot_cmd(hc, &u, NULL, &r);
 	s = r.csw_ok ? sense(hc, 0) : -1;
 	hc_check(hc, r.csw_ok && r.status == 1 && s == 0x052000, "scsi.unknown_opcode",
 		 "opcode 0xff: %s, sense %06lx (want status 1, 052000)",
 		 describe(&r, desc, sizeof(desc)), s);
 
-	if (hc->exp->max_lun == 0) {
+	for (int lun = 1; lun <= hc->max_lun; lun++) {
+		struct cbw_spec t = cmd6(SC_TEST_UNIT_READY, 0, 0, 0);
+		char id[48];
+
+		t.lun = (uint8_t)lun;
+		bot_cmd(hc, &t, NULL, &r);
+		if (r.csw_ok && r.status == 1)	/* a first unit attention */
+			(void)sense(hc, (uint8_t)lun), bot_cmd(hc, &t, NULL, &r);
+		snprintf(id, sizeof(id), "scsi.lun%d.tur", lun);
+		hc_check(hc, r.csw_ok && r.status == 0, id, "TEST UNIT READY LUN %d: %s", lun,
+			 describe(&r, desc, sizeof(desc)));
+		snprintf(id, sizeof(id), "scsi.lun%d.read_capacity", lun);
+		check_capacity(hc, (uint8_t)lun, id);
+	}
+	if (hc->max_lun == 0) {
 		struct cbw_spec t = cmd6(SC_TEST_UNIT_READY, 0, 0, 0);
 		struct cbw_spec q = cmd6(SC_INQUIRY, 36, 36, DIR_IN);
 
@@ -376,6 +425,7 @@ struct bot_case {
 	uint8_t status;		/* CSW status */
 	uint32_t residue;	/* ANY_RES: not specified */
 	int data_min, data_max;	/* bytes the host may receive (IN) */
+	bool verify;		/* SCRATCH_LBA then holds the first 512 bytes sent */
 };
 
 #define TUR(dl, fl) { .len = dl, .flags = fl, .cblen = 6, .cb = { SC_TEST_UNIT_READY } }
@@ -384,27 +434,27 @@ struct bot_case {
 	.cb = { op, 0, 0, 0, SCRATCH_LBA >> 8, SCRATCH_LBA & 0xff, 0, 0, n } }
 
 static const struct bot_case cases[] = {
-	{ "bot.case01", "Hn=Dn TEST UNIT READY", TUR(0, 0), 0, 0, 0, 0 },
-	{ "bot.case02", "Hn<Di INQUIRY, no data", INQ(0, 0), 2, ANY_RES, 0, 0 },
+	{ "bot.case01", "Hn=Dn TEST UNIT READY", TUR(0, 0), 0, 0, 0, 0, false },
+	{ "bot.case02", "Hn<Di INQUIRY, no data", INQ(0, 0), 2, ANY_RES, 0, 0, false },
 	{ "bot.case03", "Hn<Do WRITE(10) 1 block, no data", RW(SC_WRITE_10, 1, 0, 0), 2,
-	  ANY_RES, 0, 0 },
-	{ "bot.case04", "Hi>Dn TEST UNIT READY, 512 in", TUR(512, DIR_IN), 0, 512, 0, 0 },
-	{ "bot.case05", "Hi>Di INQUIRY 36, 255 in", INQ(255, DIR_IN), 0, 219, 36, 36 },
+	  ANY_RES, 0, 0, false },
+	{ "bot.case04", "Hi>Dn TEST UNIT READY, 512 in", TUR(512, DIR_IN), 0, 512, 0, 0, false },
+	{ "bot.case05", "Hi>Di INQUIRY 36, 255 in", INQ(255, DIR_IN), 0, 219, 36, 36, false },
 	{ "bot.case05b", "Hi>Di READ(10) 1 block, 1024 in", RW(SC_READ_10, 1, 1024, DIR_IN),
-	  0, 512, 512, 512 },
-	{ "bot.case06", "Hi=Di INQUIRY 36, 36 in", INQ(36, DIR_IN), 0, 0, 36, 36 },
+	  0, 512, 512, 512, false },
+	{ "bot.case06", "Hi=Di INQUIRY 36, 36 in", INQ(36, DIR_IN), 0, 0, 36, 36, false },
 	{ "bot.case07", "Hi<Di READ(10) 2 blocks, 512 in", RW(SC_READ_10, 2, 512, DIR_IN), 2,
-	  ANY_RES, 0, 512 },
+	  ANY_RES, 0, 512, false },
 	{ "bot.case08", "Hi<>Do WRITE(10) 1 block, 512 in", RW(SC_WRITE_10, 1, 512, DIR_IN), 2,
-	  ANY_RES, 0, 0 },
-	{ "bot.case09", "Ho>Dn TEST UNIT READY, 512 out", TUR(512, 0), 0, 512, 0, 0 },
-	{ "bot.case10", "Ho<>Di INQUIRY 36, 36 out", INQ(36, 0), 2, ANY_RES, 0, 0 },
+	  ANY_RES, 0, 0, false },
+	{ "bot.case09", "Ho>Dn TEST UNIT READY, 512 out", TUR(512, 0), 0, 512, 0, 0, false },
+	{ "bot.case10", "Ho<>Di INQUIRY 36, 36 out", INQ(36, 0), 2, ANY_RES, 0, 0, false },
 	{ "bot.case11", "Ho>Do WRITE(10) 1 block, 1024 out", RW(SC_WRITE_10, 1, 1024, 0), 0, 512,
-	  0, 0 },
+	  0, 0, true },
 	{ "bot.case12", "Ho=Do WRITE(10) 1 block, 512 out", RW(SC_WRITE_10, 1, 512, 0), 0, 0,
-	  0, 0 },
+	  0, 0, true },
 	{ "bot.case13", "Ho<Do WRITE(10) 2 blocks, 512 out", RW(SC_WRITE_10, 2, 512, 0), 2,
-	  ANY_RES, 0, 0 },
+	  ANY_RES, 0, 0, false },
 };
 
 static void check_cases(struct hc *hc)
@@ -435,6 +485,19 @@ static void check_cases(struct hc *hc)
 			snprintf(id, sizeof(id), "%s.after", k->id);
 			hc_check(hc, false, id, "TEST UNIT READY after the case fails; "
 				 "Reset Recovery tried");
+		}
+		if (k->verify) {
+			struct cbw_spec rd = rw10(SC_READ_10, SCRATCH_LBA, 1, 512, DIR_IN);
+			uint8_t back[512];
+
+			memset(back, 0, sizeof(back));
+			bot_cmd(hc, &rd, back, &r);
+			snprintf(id, sizeof(id), "%s.data", k->id);
+			hc_check(hc, r.csw_ok && r.status == 0 && memcmp(back, buf, 512) == 0, id,
+				 "READ(10) LBA %u: %s, %s", SCRATCH_LBA,
+				 describe(&r, desc, sizeof(desc)),
+				 memcmp(back, buf, 512) == 0 ? "holds the first 512 bytes sent" :
+				 "does NOT hold the first 512 bytes sent");
 		}
 	}
 }
@@ -555,10 +618,12 @@ void hc_bot(struct hc *hc)
 	check_class_requests(hc);
 	hc_check(hc, hc_unit_ready(hc), "scsi.test_unit_ready", "status 0");
 	check_inquiry(hc);
-	check_capacity(hc);
+	check_capacity(hc, 0, "scsi.read_capacity");
+	check_mode_sense(hc);
 	check_sense_ok(hc);
 	check_write_read(hc, "scsi.rw8", 2048, 8);
 	check_write_read(hc, "scsi.rw128", 4096, 128);
+	check_write_read(hc, "scsi.rw1024", 6144, 1024);
 	check_errors(hc);
 	check_cases(hc);
 	check_cbws(hc);

@@ -194,7 +194,7 @@ static void check_strings(struct hc *hc, const struct str_refs *refs)
 	uint8_t s0[256], s[256];
 	uint16_t langs[MAX_LANGS];
 	char id[96], hex[64], text[128];
-	int n_langs, rc, max_idx = 0;
+	int n_langs, rc;
 
 	rc = get_desc(hc, DT_STRING, 0, 0, s0, 255);
 	if (!hc_check(hc, rc >= 4 && rc % 2 == 0 && s0[0] == rc && s0[1] == DT_STRING,
@@ -215,8 +215,6 @@ static void check_strings(struct hc *hc, const struct str_refs *refs)
 			uint8_t idx = refs->idx[i];
 			bool ok;
 
-			if (idx > max_idx)
-				max_idx = idx;
 			snprintf(id, sizeof(id), "desc.string.%s.0x%04x", refs->what[i], langs[l]);
 			rc = get_desc(hc, DT_STRING, idx, langs[l], s, 255);
 			ok = rc >= 2 && rc % 2 == 0 && s[0] == rc && s[1] == DT_STRING &&
@@ -241,11 +239,11 @@ static void check_strings(struct hc *hc, const struct str_refs *refs)
 		}
 	}
 
-	/* Indices no descriptor references: the next free one and 0xfe. */
+	/* Indices past any a gadget allocates (ids are handed out from 1). */
 	for (int k = 0; k < 2; k++) {
-		int idx = k == 0 ? max_idx + 1 : 0xfe;
+		int idx = k == 0 ? 0x7f : 0xfe;
 
-		snprintf(id, sizeof(id), "desc.string.absent%d", k);
+		snprintf(id, sizeof(id), "desc.string.absent0x%02x", idx);
 		rc = get_desc(hc, DT_STRING, (uint8_t)idx, 0x0409, s, 255);
 		hc_check(hc, rc == LIBUSB_ERROR_PIPE, id, "index %d -> %s%s", idx, hc_err(rc),
 			 rc == LIBUSB_ERROR_PIPE ? " (stall)" : ", want stall");
@@ -256,15 +254,20 @@ static void check_strings(struct hc *hc, const struct str_refs *refs)
 		hc_info(hc, "desc.string.unlisted_lang", "index %u langid 0x0407 -> %s%s",
 			refs->idx[0], hc_err(rc), rc >= 0 ? " (answered)" : "");
 	}
-	/* Which indices exist at all (listing only, not checked). */
-	text[0] = '\0';
-	for (int idx = 1, o = 0; idx < 256; idx++) {
+	/* Which indices exist at all; the unreferenced ones are listed. */
+	for (int idx = 1; idx < 256; idx++) {
+		bool ref = false;
+
+		for (int i = 0; i < refs->n; i++)
+			ref = ref || refs->idx[i] == idx;
 		rc = get_desc(hc, DT_STRING, (uint8_t)idx, 0x0409, s, 255);
-		if (rc >= 0 && o + 6 < (int)sizeof(text))
-			o += snprintf(text + o, sizeof(text) - (size_t)o, "%s%d", o ? "," : "", idx);
+		if (rc < 0 || ref)
+			continue;
+		if (rc < 2 || !utf16_ok(s + 2, rc - 2, text, sizeof(text)))
+			snprintf(text, sizeof(text), "(malformed)");
+		hc_info(hc, "desc.string.unreferenced", "index %d answers: %d bytes, \"%s\"",
+			idx, rc, text);
 	}
-	hc_info(hc, "desc.string.scan", "indices 1..255 that answer: %s",
-		text[0] ? text : "none");
 }
 
 void hc_ch9_descriptors(struct hc *hc)

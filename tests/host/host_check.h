@@ -45,7 +45,7 @@ struct hc_expect {
 	uint16_t dev_status;		/* GET_STATUS(device) */
 	/* Expected strings (UTF-16 decoded to ASCII), NULL: only well-formed. */
 	const char *manufacturer, *product, *serial, *configuration, *interface;
-	uint8_t max_lun;
+	uint8_t max_lun;		/* default for hc.max_lun */
 	const char *inq_vendor;		/* 8 bytes, space padded */
 	const char *inq_product;	/* 16 bytes, space padded */
 	enum hc_bad_cbw_out bad_cbw_out;
@@ -59,6 +59,7 @@ struct hc {
 	uint8_t ifnum;
 	uint8_t ep_in, ep_out;		/* from the configuration descriptor */
 	uint32_t blocks;		/* expected READ CAPACITY block count */
+	int max_lun;			/* expected Get Max LUN answer */
 	uint32_t tag;			/* next CBW tag */
 	unsigned timeout_ms;
 	unsigned n_pass, n_fail, n_known, n_info;
