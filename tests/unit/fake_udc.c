@@ -179,6 +179,20 @@ static void ep_setup(struct fake_udc *u, struct fake_ep *e, const char *name)
 	e->ep.ops = &u->ep_ops;
 }
 
+/* Every fake ever set up, for fake_udc_cleanup(). */
+static struct fake_udc *fakes[128];
+static unsigned n_fakes;
+
+int fake_udc_cleanup(void **state)
+{
+	unsigned i;
+
+	(void)state;
+	for (i = 0; i < n_fakes; i++)
+		usb_udc_unregister(&fakes[i]->gadget);
+	return 0;
+}
+
 void fake_udc_init(struct fake_udc *u, const char *name, enum usb_device_speed max_speed)
 {
 	static const char *names[FAKE_MAX_EPS] = {
@@ -186,6 +200,10 @@ void fake_udc_init(struct fake_udc *u, const char *name, enum usb_device_speed m
 	};
 	unsigned i;
 
+	for (i = 0; i < n_fakes && fakes[i] != u; i++)
+		;
+	if (i == n_fakes && n_fakes < sizeof(fakes) / sizeof(fakes[0]))
+		fakes[n_fakes++] = u;
 	memset(u, 0, sizeof(*u));
 	u->ops.start = f_start;
 	u->ops.stop = f_stop;

@@ -52,8 +52,13 @@ struct fake_udc {
 	bool fail_alloc;	/* alloc_request returns NULL */
 };
 
-/* Set up @u as UDC @name with the given fastest speed; not registered. */
+/* Set up @u as UDC @name with the given fastest speed; not registered.
+ * @u should have static storage: fake_udc_cleanup() may visit it later. */
 void fake_udc_init(struct fake_udc *u, const char *name, enum usb_device_speed max_speed);
+
+/* Unregister every fake that is still registered (a test that failed
+ * half-way leaves its UDC bound): a cmocka teardown. Return: 0. */
+int fake_udc_cleanup(void **state);
 
 /* Report a bus reset at @speed (the device goes to the default state). */
 void fake_udc_reset(struct fake_udc *u, enum usb_device_speed speed);

@@ -26,8 +26,8 @@ static int get_config(struct tdev *d)
 
 static void test_core_composite_probe_args(void **state)
 {
-	struct tdev d;
-	struct tfunc f;
+	static struct tdev d;
+	static struct tfunc f;
 	int (*bind)(struct usb_composite_dev *);
 
 	(void)state;
@@ -70,8 +70,8 @@ static void test_core_composite_probe_args(void **state)
 
 static void test_core_composite_bind_by_name_or_first_free(void **state)
 {
-	struct tdev a, b;
-	struct tfunc fa, fb;
+	static struct tdev a, b;
+	static struct tfunc fa, fb;
 
 	(void)state;
 	tfunc_init(&fa, "fa");
@@ -91,8 +91,8 @@ static void test_core_composite_bind_by_name_or_first_free(void **state)
 	assert_ptr_equal(a.driver.cdev->gadget, &a.udc.gadget);
 	/* Both taken: a third driver finds no free UDC. */
 	{
-		struct tdev c;
-		struct tfunc fc;
+		static struct tdev c;
+		static struct tfunc fc;
 
 		tfunc_init(&fc, "fc");
 		tdev_init(&c, USB_SPEED_HIGH, 0x0200, &fc);
@@ -110,7 +110,7 @@ static void test_core_composite_bind_by_name_or_first_free(void **state)
 
 static void test_core_composite_register_checks_ops(void **state)
 {
-	struct fake_udc u;
+	static struct fake_udc u;
 
 	(void)state;
 	fake_udc_init(&u, "fake.ops", USB_SPEED_HIGH);
@@ -137,7 +137,7 @@ static void test_core_composite_register_checks_ops(void **state)
 	/* Twice, and a second gadget with the same name. */
 	assert_int_equal(usb_udc_register(&u.gadget), -USB_EINVAL);
 	{
-		struct fake_udc v;
+		static struct fake_udc v;
 
 		fake_udc_init(&v, "fake.ops", USB_SPEED_HIGH);
 		assert_int_equal(usb_udc_register(&v.gadget), -USB_EINVAL);
@@ -149,8 +149,8 @@ static void test_core_composite_register_checks_ops(void **state)
 
 static void test_core_composite_bind_failures_undo(void **state)
 {
-	struct tdev d;
-	struct tfunc f1, f2;
+	static struct tdev d;
+	static struct tfunc f1, f2;
 
 	(void)state;
 	/* The driver's bind fails after adding a configuration. */
@@ -210,8 +210,8 @@ static void test_core_composite_bind_failures_undo(void **state)
 
 static void test_core_composite_function_mandatory_ops(void **state)
 {
-	struct tdev d;
-	struct tfunc f, g;
+	static struct tdev d;
+	static struct tfunc f, g;
 	struct usb_configuration *c;
 
 	(void)state;
@@ -264,8 +264,8 @@ static void test_core_composite_repeated_cycles(void **state)
 
 	(void)state;
 	for (i = 0; i < 50; i++) {
-		struct tdev d;
-		struct tfunc f1, f2;
+		static struct tdev d;
+		static struct tfunc f1, f2;
 
 		tfunc_init(&f1, "f1");
 		tfunc_init(&f2, "f2");
@@ -297,8 +297,8 @@ static void test_core_composite_repeated_cycles(void **state)
 
 static void test_core_composite_multi_config(void **state)
 {
-	struct tdev d;
-	struct tfunc a, b, c;
+	static struct tdev d;
+	static struct tfunc a, b, c;
 	uint8_t buf[256];
 	int n;
 
@@ -369,8 +369,8 @@ static void test_core_composite_multi_config(void **state)
 
 static void test_core_composite_alternate_settings(void **state)
 {
-	struct tdev d;
-	struct tfunc f;
+	static struct tdev d;
+	static struct tfunc f;
 	uint8_t buf[128];
 	int n;
 
@@ -411,8 +411,8 @@ static void test_core_composite_alternate_settings(void **state)
 
 static void test_core_composite_delayed_status(void **state)
 {
-	struct tdev d;
-	struct tfunc f1, f2;
+	static struct tdev d;
+	static struct tfunc f1, f2;
 	struct usb_composite_dev *cdev;
 
 	(void)state;
@@ -471,8 +471,8 @@ static int early_set_alt(struct usb_function *f, unsigned intf, unsigned alt)
 
 static void test_core_composite_delayed_status_early_continue(void **state)
 {
-	struct tdev d;
-	struct tfunc f;
+	static struct tdev d;
+	static struct tfunc f;
 	struct usb_request *r;
 
 	(void)state;
@@ -493,8 +493,8 @@ static void test_core_composite_delayed_status_early_continue(void **state)
 
 static void test_core_composite_bus_events(void **state)
 {
-	struct tdev d;
-	struct tfunc f;
+	static struct tdev d;
+	static struct tfunc f;
 
 	(void)state;
 	tfunc_init(&f, "ev");
@@ -536,8 +536,8 @@ static void test_core_composite_bus_events(void **state)
 
 static void test_core_composite_activate(void **state)
 {
-	struct tdev d;
-	struct tfunc f;
+	static struct tdev d;
+	static struct tfunc f;
 
 	(void)state;
 	tfunc_init(&f, "act");
@@ -559,8 +559,8 @@ static void test_core_composite_activate(void **state)
 
 static void test_core_composite_remove_function(void **state)
 {
-	struct tdev d;
-	struct tfunc f1, f2;
+	static struct tdev d;
+	static struct tfunc f1, f2;
 	uint8_t buf[128];
 
 	(void)state;
@@ -592,8 +592,8 @@ static void test_core_composite_remove_function(void **state)
 
 static void test_core_composite_driver_strings(void **state)
 {
-	struct tdev d;
-	struct tfunc f;
+	static struct tdev d;
+	static struct tfunc f;
 	uint8_t buf[256];
 	int n;
 
@@ -620,20 +620,20 @@ static void test_core_composite_driver_strings(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_core_composite_probe_args),
-		cmocka_unit_test(test_core_composite_bind_by_name_or_first_free),
-		cmocka_unit_test(test_core_composite_register_checks_ops),
-		cmocka_unit_test(test_core_composite_bind_failures_undo),
-		cmocka_unit_test(test_core_composite_function_mandatory_ops),
-		cmocka_unit_test(test_core_composite_repeated_cycles),
-		cmocka_unit_test(test_core_composite_multi_config),
-		cmocka_unit_test(test_core_composite_alternate_settings),
-		cmocka_unit_test(test_core_composite_delayed_status),
-		cmocka_unit_test(test_core_composite_delayed_status_early_continue),
-		cmocka_unit_test(test_core_composite_bus_events),
-		cmocka_unit_test(test_core_composite_activate),
-		cmocka_unit_test(test_core_composite_remove_function),
-		cmocka_unit_test(test_core_composite_driver_strings),
+		cmocka_unit_test_teardown(test_core_composite_probe_args, fake_udc_cleanup),
+		cmocka_unit_test_teardown(test_core_composite_bind_by_name_or_first_free, fake_udc_cleanup),
+		cmocka_unit_test_teardown(test_core_composite_register_checks_ops, fake_udc_cleanup),
+		cmocka_unit_test_teardown(test_core_composite_bind_failures_undo, fake_udc_cleanup),
+		cmocka_unit_test_teardown(test_core_composite_function_mandatory_ops, fake_udc_cleanup),
+		cmocka_unit_test_teardown(test_core_composite_repeated_cycles, fake_udc_cleanup),
+		cmocka_unit_test_teardown(test_core_composite_multi_config, fake_udc_cleanup),
+		cmocka_unit_test_teardown(test_core_composite_alternate_settings, fake_udc_cleanup),
+		cmocka_unit_test_teardown(test_core_composite_delayed_status, fake_udc_cleanup),
+		cmocka_unit_test_teardown(test_core_composite_delayed_status_early_continue, fake_udc_cleanup),
+		cmocka_unit_test_teardown(test_core_composite_bus_events, fake_udc_cleanup),
+		cmocka_unit_test_teardown(test_core_composite_activate, fake_udc_cleanup),
+		cmocka_unit_test_teardown(test_core_composite_remove_function, fake_udc_cleanup),
+		cmocka_unit_test_teardown(test_core_composite_driver_strings, fake_udc_cleanup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -251,8 +251,8 @@ static void test_core_ep0_transcripts(void **state)
 	(void)state;
 	for (i = 0; i < sizeof(transcripts) / sizeof(transcripts[0]); i++) {
 		const struct transcript *t = &transcripts[i];
-		struct tdev d;
-		struct tfunc f;
+		static struct tdev d;
+		static struct tfunc f;
 		unsigned s;
 
 		bring_up(&d, &f, t->kind, t->state);
@@ -291,8 +291,8 @@ static void test_core_ep0_transcripts(void **state)
 /* Every step also leaves no request queued after the status stage. */
 static void test_core_ep0_set_address_calls_backend_after_status(void **state)
 {
-	struct tdev d;
-	struct tfunc f;
+	static struct tdev d;
+	static struct tfunc f;
 
 	(void)state;
 	bring_up(&d, &f, HS, S_DEFAULT);
@@ -315,8 +315,8 @@ static void test_core_ep0_set_address_calls_backend_after_status(void **state)
 
 static void test_core_ep0_test_mode_after_status(void **state)
 {
-	struct tdev d;
-	struct tfunc f;
+	static struct tdev d;
+	static struct tfunc f;
 
 	(void)state;
 	bring_up(&d, &f, HS, S_ADDRESS);
@@ -333,8 +333,8 @@ static void test_core_ep0_test_mode_after_status(void **state)
 
 static void test_core_ep0_zero_flag(void **state)
 {
-	struct tdev d;
-	struct tfunc f;
+	static struct tdev d;
+	static struct tfunc f;
 	struct usb_request *r;
 
 	(void)state;
@@ -370,7 +370,7 @@ static void test_core_ep0_zero_flag(void **state)
 
 static void test_core_ep0_no_driver_stalls(void **state)
 {
-	struct fake_udc u;
+	static struct fake_udc u;
 
 	(void)state;
 	fake_udc_init(&u, "fake.lonely", USB_SPEED_HIGH);
@@ -393,8 +393,8 @@ static void test_core_ep0_malformed_exhaustive(void **state)
 					    0xffff, 0x0400 };
 	static const uint16_t lengths[] = { 0, 1, 2, 7, 64, 0xffff };
 	unsigned st, a, b, c, e, r;
-	struct tdev d;
-	struct tfunc f;
+	static struct tdev d;
+	static struct tfunc f;
 	long n = 0;
 
 	(void)state;
@@ -422,12 +422,12 @@ static void test_core_ep0_malformed_exhaustive(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_core_ep0_transcripts),
-		cmocka_unit_test(test_core_ep0_set_address_calls_backend_after_status),
-		cmocka_unit_test(test_core_ep0_test_mode_after_status),
-		cmocka_unit_test(test_core_ep0_zero_flag),
-		cmocka_unit_test(test_core_ep0_no_driver_stalls),
-		cmocka_unit_test(test_core_ep0_malformed_exhaustive),
+		cmocka_unit_test_teardown(test_core_ep0_transcripts, fake_udc_cleanup),
+		cmocka_unit_test_teardown(test_core_ep0_set_address_calls_backend_after_status, fake_udc_cleanup),
+		cmocka_unit_test_teardown(test_core_ep0_test_mode_after_status, fake_udc_cleanup),
+		cmocka_unit_test_teardown(test_core_ep0_zero_flag, fake_udc_cleanup),
+		cmocka_unit_test_teardown(test_core_ep0_no_driver_stalls, fake_udc_cleanup),
+		cmocka_unit_test_teardown(test_core_ep0_malformed_exhaustive, fake_udc_cleanup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
