@@ -63,7 +63,7 @@ if [ "$timeout" -gt 0 ] 2>/dev/null; then
     (
         sleep "$timeout"
         echo "LH-GUEST-TIMEOUT: guest script still running after ${timeout}s"
-        ps
+        ps | grep -v " \\["
         dmesg >/host/.lh/dmesg.txt
         echo 124 >/host/.lh/rc
         sync

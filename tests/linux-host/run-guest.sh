@@ -29,7 +29,7 @@
 # SHAREDIR/.lh/dmesg.txt, the boot-to-shell time in SHAREDIR/.lh/boot_s.
 set -uo pipefail
 
-here=$(cd "$(dirname "$0")" && pwd)
+here=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
 initramfs=${LH_INITRAMFS:-}
 kernel=${LH_KERNEL:-}
 timeout=${LH_TIMEOUT:-300}

@@ -23,12 +23,13 @@ sda_written() { [ "$(awk '{ print $7 }' /sys/class/block/sda/stat)" -gt 0 ]; }
 kill_gadget() {
     case "$1" in
     ours)
-        kill -9 "$MS_PID" || lh_fail "kill -9 mass_storage"
-        g_wait 10 "mass_storage to die" g_proc_gone "$MS_PID"
-        wait "$MS_PID"
+        kill -9 "$OURS_PID" || lh_fail "kill -9 mass_storage"
+        g_wait 10 "mass_storage to die" g_proc_gone "$OURS_PID"
+        wait "$OURS_PID"
         _rc=$?
+        g_ours_log
         [ "$_rc" = 137 ] || lh_fail "mass_storage exit status $_rc, expected 137 (SIGKILL)"
-        MS_PID= ;;
+        OURS_PID= ;;
     vudc) g_kgadget_unbind ;;
     *) lh_fail "no kill for provider $1" ;;
     esac
@@ -65,9 +66,14 @@ guest_main() {
     # The host is usable again: a fresh gadget enumerates and reads.
     if [ "$1" = ours ]; then
         rm -f "$GW/disk.img"
-        g_ms_start
+        g_gadget_start ours
     else
-        g_kgadget_bind usbip-vudc.0
+        # A fresh usbip-vudc too: the old instance may still hold URBs of
+        # the dead connection.
+        g_usbipd_stop
+        g_kgadget_remove
+        rmmod usbip_vudc || lh_fail "rmmod usbip_vudc"
+        g_gadget_start "$1" "file=$GW/disk.img"
     fi
     g_attach
     g_wait_block sda

@@ -28,7 +28,8 @@ guest_main() {
     g_gadget_start "$1" "file=$GW/ro.img" ro=1
     g_attach
     g_wait_block sda
-    g_expect_dmesg "[sda] Write Protect is on" 30
+    g_expect_dmesg "[sda] Write Protect is " 30
+    g_dmesg_has "[sda] Write Protect is on" || lh_fail "the host reports Write Protect off"
     [ "$(cat /sys/class/block/sda/ro)" = 1 ] || lh_fail "sda is not read-only"
     [ "$(blockdev --getro /dev/sda)" = 1 ] || lh_fail "blockdev --getro /dev/sda != 1"
     [ "$(g_sectors sda)" = 65536 ] || lh_fail "sda is $(g_sectors sda) sectors, not 65536"

@@ -38,7 +38,7 @@ guest_main() {
     g_write_pattern sda /host/a.bin 0
     g_detach
     if [ "$1" = ours ]; then
-        g_proc_alive "$MS_PID" || lh_fail "mass_storage exited on detach"
+        g_proc_alive "$OURS_PID" || lh_fail "mass_storage exited on detach"
     fi
     attach_once 2
     g_check_pattern sda /host/a.bin 0

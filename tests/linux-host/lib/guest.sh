@@ -71,7 +71,11 @@ g_dmesg_has() { dmesg | grep -F -q -- "$1"; }
 g_expect_seed_lines() {
     g_expect_dmesg "New USB device found, idVendor=0525, idProduct=a4a5" 30
     g_expect_dmesg "131072 512-byte logical blocks: (67.1 MB/64.0 MiB)" 60
-    g_expect_dmesg "Attached SCSI removable disk" 60
+    # Wait for either form, then insist on the removable one.
+    g_wait 60 'kernel log line "Attached SCSI ... disk"' g_dmesg_has "] Attached SCSI "
+    g_dmesg_has "Attached SCSI removable disk" ||
+        lh_fail "host log: $(dmesg | grep -o 'Attached SCSI.*' | head -n 1), not \"Attached SCSI removable disk\""
+    lh_log "dmesg has: Attached SCSI removable disk"
 }
 
 g_block_ready() { [ -e "/sys/class/block/$1" ] && [ -b "/dev/$1" ]; }
@@ -161,13 +165,17 @@ g_kgadget_unbind() {
 g_kgadget_remove() {
     [ -d "$KGADGET" ] || return 0
     g_kgadget_unbind
-    rm -f "$KGADGET/configs/c.1/mass_storage.0"
-    rmdir "$KGADGET/configs/c.1/strings/0x409" "$KGADGET/configs/c.1"
-    for _l in "$KGADGET"/functions/mass_storage.0/lun.*; do
-        [ "$_l" = "$KGADGET/functions/mass_storage.0/lun.0" ] || rmdir "$_l"
+    for _c in "$KGADGET"/configs/*; do
+        for _l in "$_c"/*; do [ -L "$_l" ] && rm -f "$_l"; done
+        rmdir "$_c"/strings/* "$_c"
     done
-    rmdir "$KGADGET/functions/mass_storage.0" "$KGADGET/strings/0x409" \
-        "$KGADGET" || lh_fail "configfs teardown"
+    for _f in "$KGADGET"/functions/*; do
+        for _l in "$_f"/lun.*; do
+            [ -d "$_l" ] && [ "${_l##*/}" != lun.0 ] && rmdir "$_l"
+        done
+        rmdir "$_f"
+    done
+    rmdir "$KGADGET"/strings/* "$KGADGET" || lh_fail "configfs teardown"
 }
 
 g_port_open() { netstat -ltn 2>/dev/null | grep -q ":$1 "; }
@@ -178,24 +186,30 @@ g_usbipd_device() {
     g_wait 20 "usbipd listening on 3240" g_port_open 3240
 }
 
-# ---- the mass_storage binary (ours) ----------------------------------------
+# ---- our example binaries (provider "ours") ---------------------------------
 
-MS_LOG=$GW/mass_storage.log
-MS_PID=
+OURS_BIN=
+OURS_LOG=
+OURS_PID=
 
-# g_ms_start ARGS...: start mass_storage in the background (cwd $GW), with
-# SIGINT/SIGQUIT at their defaults (a background job of a non-interactive
-# shell would inherit them ignored), and wait for its attach line.
-g_ms_start() {
-    command -v mass_storage >/dev/null ||
-        lh_fail "mass_storage is not on PATH (run-guest.sh --bin)"
-    (cd "$GW" && exec "$ENV_CU" --default-signal=INT,QUIT mass_storage "$@" \
-        >"$MS_LOG" 2>&1) &
-    MS_PID=$!
-    lh_log "mass_storage $* (pid $MS_PID)"
-    g_wait 30 "mass_storage to print its attach line" \
-        grep -F -q "usbip attach -r 127.0.0.1 -b 1-1" "$MS_LOG"
-    g_proc_alive "$MS_PID" || { cat "$MS_LOG"; lh_fail "mass_storage died"; }
+# g_ours_start BIN ARGS...: start one of our gadget programs (mass_storage,
+# gadget_zero; on PATH through run-guest.sh --bin) in the background, cwd
+# $GW, with SIGINT/SIGQUIT at their defaults (a background job of a
+# non-interactive shell would inherit them ignored), and wait (bounded) for
+# the attach line it prints for busid 1-1.
+g_ours_start() {
+    OURS_BIN=$1
+    shift
+    OURS_LOG=$GW/$OURS_BIN.log
+    command -v "$OURS_BIN" >/dev/null ||
+        lh_fail "$OURS_BIN is not on PATH (run-guest.sh --bin)"
+    (cd "$GW" && exec "$ENV_CU" --default-signal=INT,QUIT "$OURS_BIN" "$@" \
+        >"$OURS_LOG" 2>&1) &
+    OURS_PID=$!
+    lh_log "$OURS_BIN $* (pid $OURS_PID)"
+    g_wait 30 "$OURS_BIN to print its attach line" \
+        grep -F -q "usbip attach -r 127.0.0.1 -b 1-1" "$OURS_LOG"
+    g_proc_alive "$OURS_PID" || { cat "$OURS_LOG"; lh_fail "$OURS_BIN died"; }
 }
 
 # g_proc_alive PID: running (a zombie counts as gone).
@@ -206,19 +220,25 @@ g_proc_alive() {
 }
 g_proc_gone() { ! g_proc_alive "$1"; }
 
-# g_ms_stop [SIG]: signal mass_storage (default INT), wait (bounded) and
-# check it exited 0.
-g_ms_stop() {
-    kill "-${1:-INT}" "$MS_PID" || lh_fail "kill -${1:-INT} mass_storage"
-    g_wait 30 "mass_storage to exit after SIG${1:-INT}" g_proc_gone "$MS_PID"
-    wait "$MS_PID"
+# g_ours_stop [SIG]: signal our program (default INT), wait (bounded), keep
+# its output on the share and check it exited 0.
+g_ours_stop() {
+    _sig=${1:-INT}
+    kill "-$_sig" "$OURS_PID" || lh_fail "kill -$_sig $OURS_BIN"
+    g_wait 30 "$OURS_BIN to exit after SIG$_sig" g_proc_gone "$OURS_PID"
+    wait "$OURS_PID"
     _rc=$?
-    cp "$MS_LOG" /host/ 2>/dev/null
-    lh_log "mass_storage output:"
-    sed 's/^/    /' "$MS_LOG"
-    [ "$_rc" = 0 ] || lh_fail "mass_storage exited $_rc after SIG${1:-INT}"
-    lh_log "mass_storage exited 0 after SIG${1:-INT}"
-    MS_PID=
+    g_ours_log
+    [ "$_rc" = 0 ] || lh_fail "$OURS_BIN exited $_rc after SIG$_sig"
+    lh_log "$OURS_BIN exited 0 after SIG$_sig"
+    OURS_PID=
+}
+
+# g_ours_log: our program's output, on the console and on the share.
+g_ours_log() {
+    cp "$OURS_LOG" /host/ 2>/dev/null
+    lh_log "$OURS_BIN output:"
+    sed 's/^/    /' "$OURS_LOG"
 }
 
 # ---- providers ---------------------------------------------------------------
@@ -232,7 +252,7 @@ g_gadget_start() {
     g_host_modules
     case "$PROVIDER" in
     ours)
-        g_ms_start "$@"
+        g_ours_start mass_storage "$@"
         BUSID=1-1 ;;
     vudc)
         g_kmsf_create "$@"
@@ -285,12 +305,20 @@ g_detach() {
 # g_gadget_stop: stop the gadget side (ours: SIGINT, exit status 0).
 g_gadget_stop() {
     case "$PROVIDER" in
-    ours) g_ms_stop INT ;;
+    ours) g_ours_stop INT ;;
     vudc)
-        kill "$(pidof usbipd)" 2>/dev/null
+        g_usbipd_stop
         g_kgadget_remove ;;
     dummy) g_kgadget_remove ;;
     esac
+}
+
+g_no_usbipd() { ! pidof usbipd >/dev/null && ! g_port_open 3240; }
+
+# g_usbipd_stop: usbipd gone and port 3240 free (the next gadget binds it).
+g_usbipd_stop() {
+    _p=$(pidof usbipd) && kill $_p
+    g_wait 20 "usbipd to exit and free port 3240" g_no_usbipd
 }
 
 # ---- the disk exercise -------------------------------------------------------

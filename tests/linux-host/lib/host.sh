@@ -57,21 +57,25 @@ h_finish() {
 
 # h_guest SECS PROVIDER ARGS...: boot the guest and run this script's
 # guest_main with PROVIDER ARGS in it; fails the case when the guest half
-# fails or times out.
+# fails or times out. Binaries for the guest: $H_BINS (space separated) and,
+# for provider ours, $H_OURS_BIN (default $LH_MASS_STORAGE).
 h_guest() {
     _secs=$1
     _prov=$2
     shift 2
     set -- "$_prov" "$@"
+    _bins=
+    for _b in ${H_BINS:-}; do _bins="$_bins --bin $_b"; done
     if [ "$_prov" = ours ]; then
-        [ -x "${LH_MASS_STORAGE:-}" ] ||
-            lh_fail "LH_MASS_STORAGE (the mass_storage binary) not set or not executable"
-        "$LH_RUN_GUEST" --timeout "$_secs" --log "$LH_WORK/console.log" \
-            --bin "$LH_MASS_STORAGE" "$LH_WORK" "$0" "$@"
-    else
-        "$LH_RUN_GUEST" --timeout "$_secs" --log "$LH_WORK/console.log" \
-            "$LH_WORK" "$0" "$@"
+        _ours=${H_OURS_BIN:-${LH_MASS_STORAGE:-}}
+        [ -x "$_ours" ] ||
+            lh_fail "no executable for provider ours (LH_MASS_STORAGE / LH_GADGET_ZERO)"
+        _bins="$_bins --bin $_ours"
     fi
+    # $_bins holds no spaces other than separators (build-tree paths).
+    # shellcheck disable=SC2086
+    "$LH_RUN_GUEST" --timeout "$_secs" --log "$LH_WORK/console.log" $_bins \
+        "$LH_WORK" "$0" "$@"
     _rc=$?
     [ -s "$LH_WORK/.lh/boot_s" ] &&
         lh_log "guest boot to shell: $(cat "$LH_WORK/.lh/boot_s") s"
