@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+static struct gz_dev *gz_live;	/* started and not yet stopped */
+
 static int gz_config_bind(struct usb_configuration *c)
 {
 	struct gz_dev *d = container_of(c, struct gz_dev, config);
@@ -122,10 +124,12 @@ int gz_start(struct gz_dev *d, enum usb_device_speed speed)
 	ret = usb_udc_register(&d->udc.gadget);
 	if (ret)
 		return ret;
+	gz_live = d;
 	d->driver.udc_name = d->name;
 	ret = usb_composite_probe(&d->driver);
 	if (ret) {
 		usb_udc_unregister(&d->udc.gadget);
+		gz_live = NULL;
 		return ret;
 	}
 	fake_udc_reset(&d->udc, speed);
@@ -146,6 +150,16 @@ void gz_stop(struct gz_dev *d)
 {
 	usb_composite_unregister(&d->driver);
 	usb_udc_unregister(&d->udc.gadget);
+	if (gz_live == d)
+		gz_live = NULL;
+}
+
+int gz_teardown(void **state)
+{
+	(void)state;
+	if (gz_live)
+		gz_stop(gz_live);
+	return 0;
 }
 
 int gz_set_config(struct gz_dev *d, unsigned value)

@@ -48,6 +48,10 @@ int gz_start(struct gz_dev *d, enum usb_device_speed speed);
 /* Unregister the driver and the UDC. */
 void gz_stop(struct gz_dev *d);
 
+/* cmocka teardown: gz_stop() a device a failed test left started (tests
+ * keep their struct gz_dev in static storage for this). */
+int gz_teardown(void **state);
+
 /* Standard requests; Return: as fake_ctrl(). */
 int gz_set_config(struct gz_dev *d, unsigned value);
 int gz_set_interface(struct gz_dev *d, unsigned intf, unsigned alt);
