@@ -98,9 +98,17 @@ static void add_lang(struct langs *l, uint16_t lang)
 		l->id[l->n++] = lang;
 }
 
+/* A language counts once a table of it holds a string with an id. */
 static bool collect_lang(const struct usb_gadget_strings *t, void *arg)
 {
-	add_lang(arg, t->language);
+	const struct usb_string *s;
+
+	for (s = t->strings; s && s->s; s++) {
+		if (s->id) {
+			add_lang(arg, t->language);
+			break;
+		}
+	}
 	return false;
 }
 
