@@ -14,39 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define CBW_LEN 31
-#define CSW_LEN 13
-#define DIR_IN 0x80
-
-#define SC_TEST_UNIT_READY	0x00
-#define SC_REQUEST_SENSE	0x03
-#define SC_INQUIRY		0x12
-#define SC_MODE_SENSE_6		0x1a
-#define SC_READ_CAPACITY	0x25
-#define SC_READ_10		0x28
-#define SC_WRITE_10		0x2a
-
 #define SCRATCH_LBA 1024u	/* the 13 cases write here */
-
-struct cbw_spec {
-	uint32_t len;		/* dCBWDataTransferLength */
-	uint8_t flags;		/* bmCBWFlags */
-	uint8_t lun;
-	uint8_t cblen;
-	uint8_t cb[16];
-};
-
-struct bot_res {
-	int cbw_rc;
-	int data_rc, data_actual;
-	bool data_stalled;
-	int csw_rc, csw_len;
-	bool csw_stalled;
-	bool csw_ok;		/* signature, length and tag right */
-	uint32_t tag, csw_tag, residue;
-	uint8_t status;
-	uint8_t csw[512];
-};
 
 static void put_le32(uint8_t *p, uint32_t v)
 {
@@ -65,7 +33,7 @@ static uint32_t get_be32(const uint8_t *p)
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-static void build_cbw(uint8_t *cbw, uint32_t tag, const struct cbw_spec *c)
+void hc_build_cbw(uint8_t *cbw, uint32_t tag, const struct cbw_spec *c)
 {
 	memset(cbw, 0, CBW_LEN);
 	memcpy(cbw, "USBC", 4);
@@ -95,14 +63,14 @@ static void read_csw(struct hc *hc, struct bot_res *r)
 }
 
 /* One command: CBW, data (IN into data, OUT from data), CSW. */
-static void bot_cmd(struct hc *hc, const struct cbw_spec *c, uint8_t *data, struct bot_res *r)
+void hc_bot_cmd(struct hc *hc, const struct cbw_spec *c, uint8_t *data, struct bot_res *r)
 {
 	uint8_t cbw[CBW_LEN];
 	int actual;
 
 	memset(r, 0, sizeof(*r));
 	r->tag = hc->tag++;
-	build_cbw(cbw, r->tag, c);
+	hc_build_cbw(cbw, r->tag, c);
 	r->cbw_rc = hc_bulk(hc, hc->ep_out, cbw, CBW_LEN, &actual);
 	if (r->cbw_rc == LIBUSB_ERROR_PIPE)
 		libusb_clear_halt(hc->h, hc->ep_out);
@@ -123,7 +91,7 @@ static void bot_cmd(struct hc *hc, const struct cbw_spec *c, uint8_t *data, stru
 }
 
 /* "CSW status S residue R (tag ok, in stalled)" for the check lines. */
-static const char *describe(const struct bot_res *r, char *out, size_t size)
+const char *hc_bot_describe(const struct bot_res *r, char *out, size_t size)
 {
 	if (r->cbw_rc < 0)
 		snprintf(out, size, "CBW write %s", hc_err(r->cbw_rc));
@@ -145,14 +113,14 @@ static const char *describe(const struct bot_res *r, char *out, size_t size)
 	return out;
 }
 
-static void reset_recovery(struct hc *hc)
+void hc_reset_recovery(struct hc *hc)
 {
 	(void)hc_ctrl(hc, 0x21, 0xff, 0, hc->ifnum, NULL, 0);
 	(void)libusb_clear_halt(hc->h, hc->ep_in);
 	(void)libusb_clear_halt(hc->h, hc->ep_out);
 }
 
-static struct cbw_spec cmd6(uint8_t op, uint8_t alloc, uint32_t len, uint8_t flags)
+struct cbw_spec hc_cmd6(uint8_t op, uint8_t alloc, uint32_t len, uint8_t flags)
 {
 	struct cbw_spec c = { .len = len, .flags = flags, .cblen = 6 };
 
@@ -161,7 +129,7 @@ static struct cbw_spec cmd6(uint8_t op, uint8_t alloc, uint32_t len, uint8_t fla
 	return c;
 }
 
-static struct cbw_spec rw10(uint8_t op, uint32_t lba, uint16_t n, uint32_t len, uint8_t flags)
+struct cbw_spec hc_rw10(uint8_t op, uint32_t lba, uint16_t n, uint32_t len, uint8_t flags)
 {
 	struct cbw_spec c = { .len = len, .flags = flags, .cblen = 10 };
 
@@ -175,13 +143,13 @@ static struct cbw_spec rw10(uint8_t op, uint32_t lba, uint16_t n, uint32_t len, 
 /* REQUEST SENSE on lun: key << 16 | asc << 8 | ascq, or -1. */
 static long sense(struct hc *hc, uint8_t lun)
 {
-	struct cbw_spec c = cmd6(SC_REQUEST_SENSE, 18, 18, DIR_IN);
+	struct cbw_spec c = hc_cmd6(SC_REQUEST_SENSE, 18, 18, DIR_IN);
 	uint8_t d[18];
 	struct bot_res r;
 
 	c.lun = lun;
 	memset(d, 0, sizeof(d));
-	bot_cmd(hc, &c, d, &r);
+	hc_bot_cmd(hc, &c, d, &r);
 	if (!r.csw_ok || r.status != 0 || r.data_actual < 14 || (d[0] & 0x7f) != 0x70)
 		return -1;
 	return (long)(d[2] & 0x0f) << 16 | (long)d[12] << 8 | d[13];
@@ -189,23 +157,23 @@ static long sense(struct hc *hc, uint8_t lun)
 
 bool hc_unit_ready(struct hc *hc)
 {
-	struct cbw_spec c = cmd6(SC_TEST_UNIT_READY, 0, 0, 0);
+	struct cbw_spec c = hc_cmd6(SC_TEST_UNIT_READY, 0, 0, 0);
 	struct bot_res r;
 	char d[160];
 
 	for (int i = 0; i < 4; i++) {
-		bot_cmd(hc, &c, NULL, &r);
+		hc_bot_cmd(hc, &c, NULL, &r);
 		if (r.csw_ok && r.status == 0 && r.residue == 0)
 			return true;
 		if (hc->verbose)
-			printf("      (TEST UNIT READY: %s)\n", describe(&r, d, sizeof(d)));
+			printf("      (TEST UNIT READY: %s)\n", hc_bot_describe(&r, d, sizeof(d)));
 		if (r.csw_ok && r.status == 1) {
 			long s = sense(hc, 0);
 
 			if (hc->verbose)
 				printf("      (sense %06lx)\n", s);
 		} else {
-			reset_recovery(hc);
+			hc_reset_recovery(hc);
 		}
 	}
 	return false;
@@ -243,16 +211,16 @@ static bool printable(const uint8_t *p, int n)
 
 static void check_inquiry(struct hc *hc)
 {
-	struct cbw_spec c = cmd6(SC_INQUIRY, 36, 36, DIR_IN);
+	struct cbw_spec c = hc_cmd6(SC_INQUIRY, 36, 36, DIR_IN);
 	uint8_t d[36];
 	struct bot_res r;
 	char desc[160];
 	bool ok;
 
 	memset(d, 0, sizeof(d));
-	bot_cmd(hc, &c, d, &r);
+	hc_bot_cmd(hc, &c, d, &r);
 	ok = r.csw_ok && r.status == 0 && r.residue == 0 && r.data_actual == 36;
-	hc_check(hc, ok, "scsi.inquiry", "%s", describe(&r, desc, sizeof(desc)));
+	hc_check(hc, ok, "scsi.inquiry", "%s", hc_bot_describe(&r, desc, sizeof(desc)));
 	if (!ok)
 		return;
 	hc_check(hc, d[0] == 0x00 && (d[3] & 0x0f) == 2 && d[4] == 31, "scsi.inquiry.header",
@@ -274,28 +242,28 @@ static void check_capacity(struct hc *hc, uint8_t lun, const char *id)
 	char desc[160];
 
 	memset(d, 0, sizeof(d));
-	bot_cmd(hc, &c, d, &r);
+	hc_bot_cmd(hc, &c, d, &r);
 	hc_check(hc, r.csw_ok && r.status == 0 && r.data_actual == 8 &&
 		     get_be32(d) == hc->blocks - 1 && get_be32(d + 4) == 512,
 		 id, "LUN %u: %s: last LBA %u, block %u (want %u, 512)", lun,
-		 describe(&r, desc, sizeof(desc)), get_be32(d), get_be32(d + 4), hc->blocks - 1);
+		 hc_bot_describe(&r, desc, sizeof(desc)), get_be32(d), get_be32(d + 4), hc->blocks - 1);
 }
 
 static void check_mode_sense(struct hc *hc)
 {
-	struct cbw_spec c = cmd6(SC_MODE_SENSE_6, 192, 192, DIR_IN);
+	struct cbw_spec c = hc_cmd6(SC_MODE_SENSE_6, 192, 192, DIR_IN);
 	uint8_t d[192];
 	struct bot_res r;
 	char desc[160];
 
 	c.cb[2] = 0x3f;		/* all pages, current values */
 	memset(d, 0, sizeof(d));
-	bot_cmd(hc, &c, d, &r);
+	hc_bot_cmd(hc, &c, d, &r);
 	hc_check(hc, r.csw_ok && r.status == 0 && r.data_actual >= 4 &&
 		     d[0] + 1 == r.data_actual && r.residue == 192u - (uint32_t)r.data_actual &&
 		     !(d[2] & 0x80),
 		 "scsi.mode_sense6", "page 0x3f: %s, mode data length %u, WP %u",
-		 describe(&r, desc, sizeof(desc)), d[0], d[2] >> 7);
+		 hc_bot_describe(&r, desc, sizeof(desc)), d[0], d[2] >> 7);
 }
 
 static void check_sense_ok(struct hc *hc)
@@ -317,50 +285,50 @@ static void check_write_read(struct hc *hc, const char *id, uint32_t lba, uint16
 {
 	static uint8_t out[1024 * 512], in[1024 * 512];
 	uint32_t len = (uint32_t)n * 512;
-	struct cbw_spec w = rw10(SC_WRITE_10, lba, n, len, 0);
-	struct cbw_spec rd = rw10(SC_READ_10, lba, n, len, DIR_IN);
+	struct cbw_spec w = hc_rw10(SC_WRITE_10, lba, n, len, 0);
+	struct cbw_spec rd = hc_rw10(SC_READ_10, lba, n, len, DIR_IN);
 	struct bot_res r;
 	char desc[160], sid[64];
 	bool ok;
 
 	fill(out, len, lba ^ hc->tag);
-	bot_cmd(hc, &w, out, &r);
+	hc_bot_cmd(hc, &w, out, &r);
 	ok = r.csw_ok && r.status == 0 && r.residue == 0 && r.data_actual == (int)len;
 	snprintf(sid, sizeof(sid), "%s.write", id);
-	hc_check(hc, ok, sid, "WRITE(10) LBA %u x %u: %s", lba, n, describe(&r, desc, sizeof(desc)));
+	hc_check(hc, ok, sid, "WRITE(10) LBA %u x %u: %s", lba, n, hc_bot_describe(&r, desc, sizeof(desc)));
 	memset(in, 0, len);
-	bot_cmd(hc, &rd, in, &r);
+	hc_bot_cmd(hc, &rd, in, &r);
 	ok = r.csw_ok && r.status == 0 && r.residue == 0 && r.data_actual == (int)len;
 	snprintf(sid, sizeof(sid), "%s.read", id);
 	hc_check(hc, ok && memcmp(in, out, len) == 0, sid, "READ(10) LBA %u x %u: %s, data %s",
-		 lba, n, describe(&r, desc, sizeof(desc)),
+		 lba, n, hc_bot_describe(&r, desc, sizeof(desc)),
 		 memcmp(in, out, len) == 0 ? "as written" : "DIFFERS from what was written");
 }
 
 static void check_errors(struct hc *hc)
 {
-	struct cbw_spec c = rw10(SC_READ_10, hc->blocks, 1, 512, DIR_IN);
+	struct cbw_spec c = hc_rw10(SC_READ_10, hc->blocks, 1, 512, DIR_IN);
 	struct cbw_spec u = { .cblen = 6, .cb = { 0xff } };
 	static uint8_t d[512], d2[1024];
 	struct bot_res r;
 	char desc[160];
 	long s;
 
-	c = rw10(SC_READ_10, hc->blocks - 1, 1, 512, DIR_IN);
-	bot_cmd(hc, &c, d, &r);
+	c = hc_rw10(SC_READ_10, hc->blocks - 1, 1, 512, DIR_IN);
+	hc_bot_cmd(hc, &c, d, &r);
 	hc_check(hc, r.csw_ok && r.status == 0 && r.residue == 0 && r.data_actual == 512,
 		 "scsi.read_last_block", "READ(10) LBA %u: %s", hc->blocks - 1,
-		 describe(&r, desc, sizeof(desc)));
+		 hc_bot_describe(&r, desc, sizeof(desc)));
 
-	c = rw10(SC_READ_10, hc->blocks, 1, 512, DIR_IN);
-	bot_cmd(hc, &c, d, &r);
+	c = hc_rw10(SC_READ_10, hc->blocks, 1, 512, DIR_IN);
+	hc_bot_cmd(hc, &c, d, &r);
 	s = r.csw_ok ? sense(hc, 0) : -1;
 	hc_check(hc, r.csw_ok && r.status == 1 && r.residue == 512 && s == 0x052100,
 		 "scsi.read_out_of_range", "READ(10) LBA %u: %s, sense %06lx (want status 1, "
-		 "residue 512, 052100)", hc->blocks, describe(&r, desc, sizeof(desc)), s);
+		 "residue 512, 052100)", hc->blocks, hc_bot_describe(&r, desc, sizeof(desc)), s);
 
-	c = rw10(SC_READ_10, hc->blocks - 1, 2, 1024, DIR_IN);
-	bot_cmd(hc, &c, d2, &r);
+	c = hc_rw10(SC_READ_10, hc->blocks - 1, 2, 1024, DIR_IN);
+	hc_bot_cmd(hc, &c, d2, &r);
 	s = r.csw_ok ? sense(hc, 0) : -1;
 	/* SBC checks the range first; Linux sends the blocks that exist. */
 	hc_check(hc, r.csw_ok && r.status == 1 && s == 0x052100 &&
@@ -368,49 +336,49 @@ static void check_errors(struct hc *hc)
 		     r.residue == 1024u - (uint32_t)r.data_actual,
 		 "scsi.read_past_end", "READ(10) LBA %u x 2: %s, sense %06lx (want status 1, "
 		 "residue 1024 - data, 052100)", hc->blocks - 1,
-		 describe(&r, desc, sizeof(desc)), s);
+		 hc_bot_describe(&r, desc, sizeof(desc)), s);
 
-	c = rw10(SC_WRITE_10, SCRATCH_LBA, 0, 0, 0);
-	bot_cmd(hc, &c, NULL, &r);
+	c = hc_rw10(SC_WRITE_10, SCRATCH_LBA, 0, 0, 0);
+	hc_bot_cmd(hc, &c, NULL, &r);
 	hc_check(hc, r.csw_ok && r.status == 0 && r.residue == 0, "scsi.write_zero_blocks",
-		 "WRITE(10) of 0 blocks: %s (want status 0)", describe(&r, desc, sizeof(desc)));
+		 "WRITE(10) of 0 blocks: %s (want status 0)", hc_bot_describe(&r, desc, sizeof(desc)));
 
-	bot_cmd(hc, &u, NULL, &r);
+	hc_bot_cmd(hc, &u, NULL, &r);
 	s = r.csw_ok ? sense(hc, 0) : -1;
 	hc_check(hc, r.csw_ok && r.status == 1 && s == 0x052000, "scsi.unknown_opcode",
 		 "opcode 0xff: %s, sense %06lx (want status 1, 052000)",
-		 describe(&r, desc, sizeof(desc)), s);
+		 hc_bot_describe(&r, desc, sizeof(desc)), s);
 
 	for (int lun = 1; lun <= hc->max_lun; lun++) {
-		struct cbw_spec t = cmd6(SC_TEST_UNIT_READY, 0, 0, 0);
+		struct cbw_spec t = hc_cmd6(SC_TEST_UNIT_READY, 0, 0, 0);
 		char id[48];
 
 		t.lun = (uint8_t)lun;
-		bot_cmd(hc, &t, NULL, &r);
+		hc_bot_cmd(hc, &t, NULL, &r);
 		if (r.csw_ok && r.status == 1)	/* a first unit attention */
-			(void)sense(hc, (uint8_t)lun), bot_cmd(hc, &t, NULL, &r);
+			(void)sense(hc, (uint8_t)lun), hc_bot_cmd(hc, &t, NULL, &r);
 		snprintf(id, sizeof(id), "scsi.lun%d.tur", lun);
 		hc_check(hc, r.csw_ok && r.status == 0, id, "TEST UNIT READY LUN %d: %s", lun,
-			 describe(&r, desc, sizeof(desc)));
+			 hc_bot_describe(&r, desc, sizeof(desc)));
 		snprintf(id, sizeof(id), "scsi.lun%d.read_capacity", lun);
 		check_capacity(hc, (uint8_t)lun, id);
 	}
 	if (hc->max_lun == 0) {
-		struct cbw_spec t = cmd6(SC_TEST_UNIT_READY, 0, 0, 0);
-		struct cbw_spec q = cmd6(SC_INQUIRY, 36, 36, DIR_IN);
+		struct cbw_spec t = hc_cmd6(SC_TEST_UNIT_READY, 0, 0, 0);
+		struct cbw_spec q = hc_cmd6(SC_INQUIRY, 36, 36, DIR_IN);
 
 		t.lun = 1;
-		bot_cmd(hc, &t, NULL, &r);
+		hc_bot_cmd(hc, &t, NULL, &r);
 		s = r.csw_ok ? sense(hc, 1) : -1;
 		hc_check(hc, r.csw_ok && r.status == 1 && s == 0x052500, "scsi.lun1.tur",
 			 "TEST UNIT READY LUN 1: %s, sense %06lx (want status 1, 052500)",
-			 describe(&r, desc, sizeof(desc)), s);
+			 hc_bot_describe(&r, desc, sizeof(desc)), s);
 		q.lun = 1;
 		memset(d, 0, 36);
-		bot_cmd(hc, &q, d, &r);
+		hc_bot_cmd(hc, &q, d, &r);
 		hc_check(hc, r.csw_ok && r.status == 0 && r.data_actual == 36 && d[0] == 0x7f,
 			 "scsi.lun1.inquiry", "INQUIRY LUN 1: %s, byte 0 0x%02x (want 0x7f)",
-			 describe(&r, desc, sizeof(desc)), d[0]);
+			 hc_bot_describe(&r, desc, sizeof(desc)), d[0]);
 	}
 }
 
@@ -469,7 +437,7 @@ static void check_cases(struct hc *hc)
 		bool ok;
 
 		fill(buf, sizeof(buf), (uint32_t)i);
-		bot_cmd(hc, &k->c, buf, &r);
+		hc_bot_cmd(hc, &k->c, buf, &r);
 		ok = r.csw_ok && r.status == k->status &&
 		     (k->residue == ANY_RES || r.residue == k->residue);
 		if (in)
@@ -479,7 +447,7 @@ static void check_cases(struct hc *hc)
 		else
 			snprintf(res, sizeof(res), "%u", k->residue);
 		hc_check(hc, ok, k->id, "%s: %s (want status %u, residue %s%s)", k->what,
-			 describe(&r, desc, sizeof(desc)), k->status, res,
+			 hc_bot_describe(&r, desc, sizeof(desc)), k->status, res,
 			 in ? ", data in range" : "");
 		if (!hc_unit_ready(hc)) {
 			snprintf(id, sizeof(id), "%s.after", k->id);
@@ -487,15 +455,15 @@ static void check_cases(struct hc *hc)
 				 "Reset Recovery tried");
 		}
 		if (k->verify) {
-			struct cbw_spec rd = rw10(SC_READ_10, SCRATCH_LBA, 1, 512, DIR_IN);
+			struct cbw_spec rd = hc_rw10(SC_READ_10, SCRATCH_LBA, 1, 512, DIR_IN);
 			uint8_t back[512];
 
 			memset(back, 0, sizeof(back));
-			bot_cmd(hc, &rd, back, &r);
+			hc_bot_cmd(hc, &rd, back, &r);
 			snprintf(id, sizeof(id), "%s.data", k->id);
 			hc_check(hc, r.csw_ok && r.status == 0 && memcmp(back, buf, 512) == 0, id,
 				 "READ(10) LBA %u: %s, %s", SCRATCH_LBA,
-				 describe(&r, desc, sizeof(desc)),
+				 hc_bot_describe(&r, desc, sizeof(desc)),
 				 memcmp(back, buf, 512) == 0 ? "holds the first 512 bytes sent" :
 				 "does NOT hold the first 512 bytes sent");
 		}
@@ -514,7 +482,7 @@ static void check_invalid_cbw(struct hc *hc, const char *name, const uint8_t *cb
 {
 	bool out_halts = hc->exp->bad_cbw_out == HC_BAD_CBW_OUT_HALT;
 	uint8_t buf[512], tur[CBW_LEN];
-	struct cbw_spec t = cmd6(SC_TEST_UNIT_READY, 0, 0, 0);
+	struct cbw_spec t = hc_cmd6(SC_TEST_UNIT_READY, 0, 0, 0);
 	char id[80];
 	int rc, actual, hin, hout, c1, c2;
 
@@ -547,7 +515,7 @@ static void check_invalid_cbw(struct hc *hc, const char *name, const uint8_t *cb
 		 out_halts ? "halted" : "not halted");
 
 	/* A valid CBW now is refused (OUT halted) or dropped (no CSW comes). */
-	build_cbw(tur, hc->tag++, &t);
+	hc_build_cbw(tur, hc->tag++, &t);
 	rc = hc_bulk(hc, hc->ep_out, tur, CBW_LEN, &actual);
 	if (rc == LIBUSB_ERROR_PIPE)
 		libusb_clear_halt(hc->h, hc->ep_out);
@@ -579,28 +547,28 @@ static void check_meaningless_cbw(struct hc *hc, const char *name, const struct 
 	struct bot_res r;
 	char desc[200], id[80];
 
-	bot_cmd(hc, c, NULL, &r);
+	hc_bot_cmd(hc, c, NULL, &r);
 	snprintf(id, sizeof(id), "cbw.%s", name);
-	hc_info(hc, id, "%s; IN %s, OUT %s", describe(&r, desc, sizeof(desc)),
+	hc_info(hc, id, "%s; IN %s, OUT %s", hc_bot_describe(&r, desc, sizeof(desc)),
 		halted_word(hc_ep_halted(hc, hc->ep_in)), halted_word(hc_ep_halted(hc, hc->ep_out)));
 	snprintf(id, sizeof(id), "cbw.%s.not_passed", name);
 	hc_check(hc, !(r.csw_ok && r.status == 0), id, "no CSW with status 0 (passed)");
-	reset_recovery(hc);
+	hc_reset_recovery(hc);
 	snprintf(id, sizeof(id), "cbw.%s.works", name);
 	hc_check(hc, hc_unit_ready(hc), id, "TEST UNIT READY after Reset Recovery");
 }
 
 static void check_cbws(struct hc *hc)
 {
-	struct cbw_spec t = cmd6(SC_TEST_UNIT_READY, 0, 0, 0);
+	struct cbw_spec t = hc_cmd6(SC_TEST_UNIT_READY, 0, 0, 0);
 	uint8_t cbw[32];
 
-	build_cbw(cbw, hc->tag++, &t);
+	hc_build_cbw(cbw, hc->tag++, &t);
 	memcpy(cbw, "USBX", 4);
 	check_invalid_cbw(hc, "bad_signature", cbw, CBW_LEN);
-	build_cbw(cbw, hc->tag++, &t);
+	hc_build_cbw(cbw, hc->tag++, &t);
 	check_invalid_cbw(hc, "short30", cbw, 30);
-	build_cbw(cbw, hc->tag++, &t);
+	hc_build_cbw(cbw, hc->tag++, &t);
 	cbw[31] = 0;
 	check_invalid_cbw(hc, "long32", cbw, 32);
 

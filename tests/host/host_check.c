@@ -336,6 +336,7 @@ int main(int argc, char **argv)
 	if (hc.ep_in && hc.ep_out) {
 		hc_ch9_requests(&hc);
 		hc_bot(&hc);
+		hc_xfer(&hc);
 	} else {
 		hc_check(&hc, false, "desc.endpoints", "no bulk endpoint pair; "
 			 "request and BOT checks not run");

@@ -5,7 +5,8 @@
  *
  * The program is split by concern: host_check.c (options, the expectation
  * profiles, result reporting, device open/close), host_ch9.c (descriptors and
- * chapter-9 standard requests), host_bot.c (Bulk-Only Transport and SCSI).
+ * chapter-9 standard requests), host_bot.c (Bulk-Only Transport and SCSI),
+ * host_xfer.c (transfers split, abandoned, or cut short by a reset).
  * Every check prints one line: "PASS|FAIL|KNOWN|INFO <id>: <detail>".
  * KNOWN is a failure the selected profile lists as that implementation's
  * known deviation (only the kernel's profile has any); it does not fail the
@@ -100,9 +101,57 @@ void hc_ch9_requests(struct hc *hc);
 
 /* ---- host_bot.c ---------------------------------------------------------- */
 
+#define CBW_LEN 31
+#define CSW_LEN 13
+#define DIR_IN 0x80
+
+#define SC_TEST_UNIT_READY	0x00
+#define SC_REQUEST_SENSE	0x03
+#define SC_INQUIRY		0x12
+#define SC_MODE_SENSE_6		0x1a
+#define SC_READ_CAPACITY	0x25
+#define SC_READ_10		0x28
+#define SC_WRITE_10		0x2a
+
+
+struct cbw_spec {
+	uint32_t len;		/* dCBWDataTransferLength */
+	uint8_t flags;		/* bmCBWFlags */
+	uint8_t lun;
+	uint8_t cblen;
+	uint8_t cb[16];
+};
+
+struct bot_res {
+	int cbw_rc;
+	int data_rc, data_actual;
+	bool data_stalled;
+	int csw_rc, csw_len;
+	bool csw_stalled;
+	bool csw_ok;		/* signature, length and tag right */
+	uint32_t tag, csw_tag, residue;
+	uint8_t status;
+	uint8_t csw[512];
+};
+
+/* One command: CBW, data (IN into data, OUT from data), CSW; stalls cleared. */
+void hc_bot_cmd(struct hc *hc, const struct cbw_spec *c, uint8_t *data, struct bot_res *r);
+void hc_build_cbw(uint8_t *cbw, uint32_t tag, const struct cbw_spec *c);
+/* What r saw, one line, for the check lines. */
+const char *hc_bot_describe(const struct bot_res *r, char *out, size_t size);
+/* Bulk-Only Mass Storage Reset, then CLEAR_FEATURE(HALT) on both. */
+void hc_reset_recovery(struct hc *hc);
+struct cbw_spec hc_cmd6(uint8_t op, uint8_t alloc, uint32_t len, uint8_t flags);
+struct cbw_spec hc_rw10(uint8_t op, uint32_t lba, uint16_t n, uint32_t len, uint8_t flags);
+
 /* Class requests, valid SCSI commands, the 13 cases, invalid CBWs. */
 void hc_bot(struct hc *hc);
 /* TEST UNIT READY until ready (a pending unit attention is consumed). */
 bool hc_unit_ready(struct hc *hc);
+
+/* ---- host_xfer.c --------------------------------------------------------- */
+
+/* Transfers split, cut short by a reset, abandoned by the host. */
+void hc_xfer(struct hc *hc);
 
 #endif
