@@ -11,8 +11,8 @@
 # block device exists) of both USB/IP paths. Figures move with the machine;
 # only the ratios of one run mean something.
 #
-# Environment: LH_MASS_STORAGE (binary for (a)), LH_BENCH_REPS (runs of each
-# transfer, best kept; default 1), LH_BENCH_OUT (results file; default
+# Environment: LH_MASS_STORAGE (binary for (a)), LH_BENCH_REPS (rounds of
+# all providers in turn, the best of each kept; default 1), LH_BENCH_OUT (results file; default
 # $LH_WORKDIR/bench/results.txt), LH_WORKDIR, LH_CACHE as for the tests.
 LH_LIB=${LH_LIB:-$(cd "$(dirname "$0")/../../tests/linux-host/lib" && pwd)}
 . "$LH_LIB/common.sh"
@@ -35,8 +35,6 @@ host_main() {
 
 # ---- guest half -------------------------------------------------------------
 
-IMG=$GW/bench.img
-
 # rate_of LOG: MB/s (10^6 bytes/s) from coreutils dd's summary line
 # "67108864 bytes (67 MB, 64 MiB) copied, 1.49 s, 45.0 MB/s".
 rate_of() {
@@ -47,25 +45,26 @@ rate_of() {
 # best A B: the larger of two rates.
 best() { awk -v a="$1" -v b="$2" 'BEGIN { print (a == "" || b + 0 > a + 0) ? b : a }'; }
 
-# measure NAME: enumeration, then write and read of the whole of sda;
-# sets W_<NAME>, R_<NAME>, E_<NAME>.
+# lowest A B: the smaller of two times.
+lowest() { awk -v a="$1" -v b="$2" 'BEGIN { print (a == "" || b + 0 < a + 0) ? b : a }'; }
+
+# measure NAME: enumeration, then write and read of the whole of sda, then
+# detach and stop; keeps the best of the rounds in W_<NAME>, R_<NAME> (MB/s)
+# and E_<NAME> (s).
 measure() {
     g_attach
     g_wait_block sda 120
     _e=$(g_elapsed "$ATTACH_T0")
     [ "$(g_sectors sda)" = 131072 ] || lh_fail "$1: sda is not 64 MiB"
-    _w= _r= _i=0
-    while [ "$_i" -lt "$REPS" ]; do
-        timeout 900 "$DD" if=/dev/zero of=/dev/sda bs=1M count=64 oflag=direct \
-            2>"$GW/dd.log" || { cat "$GW/dd.log"; lh_fail "$1: write"; }
-        _w=$(best "$_w" "$(rate_of "$GW/dd.log")")
-        timeout 900 "$DD" if=/dev/sda of=/dev/null bs=1M count=64 iflag=direct \
-            2>"$GW/dd.log" || { cat "$GW/dd.log"; lh_fail "$1: read"; }
-        _r=$(best "$_r" "$(rate_of "$GW/dd.log")")
-        _i=$((_i + 1))
-    done
-    eval "W_$1=\$_w R_$1=\$_r E_$1=\$_e"
+    timeout 900 "$DD" if=/dev/zero of=/dev/sda bs=1M count=64 oflag=direct \
+        2>"$GW/dd.log" || { cat "$GW/dd.log"; lh_fail "$1: write"; }
+    _w=$(rate_of "$GW/dd.log")
+    timeout 900 "$DD" if=/dev/sda of=/dev/null bs=1M count=64 iflag=direct \
+        2>"$GW/dd.log" || { cat "$GW/dd.log"; lh_fail "$1: read"; }
+    _r=$(rate_of "$GW/dd.log")
     lh_log "$1: write $_w MB/s, read $_r MB/s, enumeration $_e s"
+    eval "W_$1=\$(best \"\$W_$1\" \"\$_w\") R_$1=\$(best \"\$R_$1\" \"\$_r\")"
+    eval "E_$1=\$(lowest \"\$E_$1\" \"\$_e\")"
     g_detach
     g_gadget_stop
 }
@@ -74,23 +73,30 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a != "") printf "%.3f", 
 
 guest_main() {
     REPS=$2
+    IMG=$GW/bench.img
     # Same backing store for all: 64 MiB of real (not sparse) tmpfs pages.
     "$DD" if=/dev/zero of="$IMG" bs=1M count=64 status=none || lh_fail "make $IMG"
 
-    g_gadget_start dummy "file=$IMG"
-    measure dummy
-    g_gadget_start vudc "file=$IMG"
-    measure vudc
-    W_ours= R_ours= E_ours=
-    if [ "$1" = ours ]; then
-        g_gadget_start ours "file=$IMG"
-        measure ours
-    fi
+    W_dummy= R_dummy= E_dummy= W_vudc= R_vudc= E_vudc= W_ours= R_ours= E_ours=
+    # Rounds of all providers in turn, so a change in the machine's load
+    # hits every provider alike.
+    _round=0
+    while [ "$_round" -lt "$REPS" ]; do
+        g_gadget_start dummy "file=$IMG"
+        measure dummy
+        g_gadget_start vudc "file=$IMG"
+        measure vudc
+        if [ "$1" = ours ]; then
+            g_gadget_start ours "file=$IMG"
+            measure ours
+        fi
+        _round=$((_round + 1))
+    done
     g_no_hung_tasks
 
     {
         echo "linux-host bench: 64 MiB sequential, dd bs=1M O_DIRECT, one guest"
-        echo "($(uname -r), qemu TCG, $(nproc) vCPU, best of $REPS)"
+        echo "($(uname -r), qemu TCG, $(nproc) vCPU, best of $REPS rounds)"
         printf '%-24s %12s %12s %16s\n' provider "write MB/s" "read MB/s" "enumeration s"
         if [ "$1" = ours ]; then
             printf '%-24s %12s %12s %16s\n' "(a) ours, USB/IP" "$W_ours" "$R_ours" "$E_ours"
@@ -105,7 +111,6 @@ guest_main() {
         printf '%-24s %12s %12s %16s\n' "ratio ours/dummy" \
             "$(ratio "$W_ours" "$W_dummy")" "$(ratio "$R_ours" "$R_dummy")" "-"
     } >/host/results.txt
-    cat /host/results.txt
 }
 
 lh_main "$@"
