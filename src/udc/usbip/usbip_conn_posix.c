@@ -339,8 +339,15 @@ static int handle_import(struct usbip__conn *c)
 
 /* ---- URB phase: transmit queue ----------------------------------------- */
 
-static void tx_free(struct tx_item *t)
+/* Replies the host has not read yet, at most: past this it is not
+ * reading at all, and the connection is closed rather than grow. */
+#define MAX_TX_ITEMS 65536u
+
+static void tx_free(struct usbip__conn *c, struct tx_item *t)
 {
+	/* URB memory counts against the cap until its reply is sent. */
+	if (t->urb)
+		c->pending_bytes -= t->urb->length;
 	usbip__urb_free(t->urb);
 	free(t->iso);
 	free(t);
@@ -348,9 +355,12 @@ static void tx_free(struct tx_item *t)
 
 static int queue_ret_unlink(struct usbip__conn *c, uint32_t seqnum, int status)
 {
-	struct tx_item *t = calloc(1, sizeof(*t));
+	struct tx_item *t;
 	struct usbip_header h;
 
+	if (c->tx_items >= MAX_TX_ITEMS)
+		return hostile(c, "the host does not read its replies");
+	t = calloc(1, sizeof(*t));
 	if (!t)
 		return -USB_ENOMEM;
 	memset(&h, 0, sizeof(h));
@@ -366,17 +376,21 @@ static int queue_ret_unlink(struct usbip__conn *c, uint32_t seqnum, int status)
 /* Answer @urb (which leaves conn->urbs and is freed once sent). */
 static int queue_ret_submit(struct usbip__conn *c, struct usbip__urb *urb)
 {
-	struct tx_item *t = calloc(1, sizeof(*t));
+	struct tx_item *t = NULL;
 	struct usbip_header h;
 	int status = urb->x.status;
 
-	if (!t) {
-		usbip__urb_free(urb);
-		return -USB_ENOMEM;
-	}
-	if (!list_empty(&urb->conn_link)) {
+	if (c->tx_items < MAX_TX_ITEMS)
+		t = calloc(1, sizeof(*t));
+	if (!list_empty(&urb->conn_link))
 		list_del_init(&urb->conn_link);
+	else
+		c->pending_bytes += urb->length;	/* never counted: see tx_free() */
+	if (!t) {
 		c->pending_bytes -= urb->length;
+		usbip__urb_free(urb);
+		return c->tx_items >= MAX_TX_ITEMS ? hostile(c, "the host does not read its replies")
+						   : -USB_ENOMEM;
 	}
 	memset(&h, 0, sizeof(h));
 	h.command = USBIP_RET_SUBMIT;
@@ -397,7 +411,7 @@ static int queue_ret_submit(struct usbip__conn *c, struct usbip__urb *urb)
 		t->iso_len = (size_t)urb->number_of_packets * USBIP_ISO_DESC_SIZE;
 		t->iso = malloc(t->iso_len);
 		if (!t->iso) {
-			tx_free(t);
+			tx_free(c, t);
 			return -USB_ENOMEM;
 		}
 		for (uint32_t i = 0; i < urb->number_of_packets; i++) {
@@ -453,7 +467,7 @@ static int tx_flush(struct usbip__conn *c)
 			return 0;
 		list_del(&t->link);
 		c->tx_items--;
-		tx_free(t);
+		tx_free(c, t);
 	}
 	return 0;
 }
@@ -745,13 +759,13 @@ static void teardown_urbs(struct usbip__conn *c)
 	/* ... so the conn list is simply forgotten: every URB on it was
 	 * pending in the engine and came back through detach. */
 	INIT_LIST_HEAD(&c->urbs);
-	c->pending_bytes = 0;
 	while (!list_empty(&c->txq)) {
 		struct tx_item *t = list_first_entry(&c->txq, struct tx_item, link);
 
 		list_del(&t->link);
-		tx_free(t);
+		tx_free(c, t);
 	}
+	c->pending_bytes = 0;
 	usbip__urb_free(c->rx_urb);
 	c->rx_urb = NULL;
 	free(c->iso_buf);
@@ -787,6 +801,12 @@ void *usbip__conn_thread(void *arg)
 		if (rc != 0)
 			break;
 		usbip__log(c->srv, "%s imported %s", c->peer, c->dev->busid);
+		if (atomic_load(&c->killed)) {
+			/* ops->stop or the server's stop came first: no attach. */
+			teardown_urbs(c);
+			usbip__dev_release(c->dev);
+			break;
+		}
 		rc = usbip__dev_attach(c->dev, c->dev->index + 1);
 		if (rc < 0)
 			usbip__log(c->srv, "%s: SET_ADDRESS failed (%s)", c->dev->busid,
