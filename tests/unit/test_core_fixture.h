@@ -66,7 +66,7 @@ struct tdev {
 	int cfg_unbind_calls;
 	struct usb_string dev_str[3];
 	struct usb_gadget_strings dev_gstr;
-	struct usb_gadget_strings *dev_gstrs[2];
+	struct usb_gadget_strings *dev_gstrs[3];	/* room for a second language */
 	struct usb_composite_dev *cdev;
 };
 
