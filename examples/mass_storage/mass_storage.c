@@ -12,7 +12,8 @@
  *                [address=127.0.0.1] [port=3240]
  *
  * With no file= it uses ./disk.img, creating a 64 MiB one when missing
- * (the article's `dd if=/dev/zero of=disk.img bs=1M count=64`).
+ * (the article's `dd if=/dev/zero of=disk.img bs=1M count=64`). LUNs are
+ * removable unless removable= is given, as in the article's host log.
  * SIGINT/SIGTERM: the MSF worker closes the files and calls thread_exits;
  * msg_exit() unregisters the driver once and stops the server; exit 0.
  */
@@ -202,6 +203,14 @@ int main(int argc, char **argv)
 			usage();
 			return 2;
 		}
+	}
+	/* The article's host log says "Attached SCSI removable disk": its
+	 * module's LUNs are removable unless removable= says otherwise (as
+	 * the kernel's configfs mass_storage LUNs are by default). */
+	if (mod_data.removable_count == 0) {
+		for (unsigned i = 0; i < FSG_MAX_LUNS; i++)
+			mod_data.removable[i] = true;
+		mod_data.removable_count = FSG_MAX_LUNS;
 	}
 	if (mod_data.file_count == 0) {
 		if (ensure_default_image("disk.img") < 0) {
