@@ -99,8 +99,10 @@ struct usb_gadget_ops {
  *	queued; USB_EINVAL if it is not.
  * @set_halt: mandatory. @value 1: fail the host's transfers on this
  *	endpoint with a stall; 0: resume (and reset the data toggle). For an
- *	IN endpoint with requests queued, refuse with USB_EAGAIN. For ep0:
- *	stall the current control transfer only.
+ *	IN endpoint with requests queued, refuse with USB_EAGAIN. @value 2:
+ *	the host's own SET_FEATURE(ENDPOINT_HALT) (from the core): halt as
+ *	for 1 but never refuse (chapter 9 gives the device no choice).
+ *	For ep0: stall the current control transfer only.
  * @set_wedge: optional. The core keeps wedge state itself; a controller
  *	that implements wedge in hardware is told here.
  * @fifo_status: optional. Bytes in the FIFO; USB_EOPNOTSUPP otherwise.

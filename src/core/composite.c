@@ -130,7 +130,6 @@ void composite__disable_config(struct usb_composite_dev *cdev)
 	cdev->config = NULL;
 	list_for_each_entry_t(f, &c->functions, struct usb_function, list)
 		f->disable(f);
-	cdev->gadget->remote_wakeup_armed = 0;
 }
 
 void composite__event(struct usb_composite_dev *cdev, enum usb_gadget_event event)
@@ -501,6 +500,10 @@ int usb_composite_probe(struct usb_composite_driver *driver)
 		teardown(cdev, true);
 		return ret;
 	}
+	/* A function that deactivated itself in bind keeps the device
+	 * hidden although start attached it. */
+	if (cdev->deactivations)
+		(void)usb_gadget_disconnect(g);
 	return 0;
 
 fail:

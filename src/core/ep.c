@@ -211,7 +211,8 @@ int composite__ep_host_halt(struct usb_ep *ep, bool halt)
 		return 0;	/* ep0 halts only for one transfer */
 	if (!halt && atomic_load(&ep->wedged))
 		return 0;	/* wedged: the host cannot clear it */
-	ret = ep->ops->set_halt(ep, halt ? 1 : 0);
+	/* 2: the host's request, which the backend may not refuse. */
+	ret = ep->ops->set_halt(ep, halt ? 2 : 0);
 	if (!ret)
 		atomic_store(&ep->halted, halt);
 	return ret;

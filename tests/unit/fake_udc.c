@@ -147,12 +147,13 @@ static int f_set_halt(struct usb_ep *ep, int value)
 	struct fake_ep *e = fep(ep);
 
 	e->set_halt_calls++;
+	e->last_halt_value = value;
 	if (ep == e->udc->gadget.ep0) {
 		if (value)
 			e->udc->ep0_stalls++;
 		return 0;
 	}
-	if (value && e->queued && (ep->address & USB_DIR_IN))
+	if (value == 1 && e->queued && (ep->address & USB_DIR_IN))
 		return -USB_EAGAIN;
 	e->hw_halted = value != 0;
 	return 0;

@@ -32,6 +32,7 @@ struct fake_ep {
 	unsigned queued;
 	bool hw_halted;
 	int enable_calls, disable_calls, set_halt_calls, set_wedge_calls;
+	int last_halt_value;	/* 2: the host's halt (never refused) */
 };
 
 struct fake_udc {
