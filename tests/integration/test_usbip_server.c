@@ -423,6 +423,7 @@ static void test_usbip_server_halt_until_clear_feature(void **state)
 	struct tg *g = &gadgets[1];
 	unsigned sink = tg_addr(g->sink);
 	uint8_t buf[64] = { 0 };
+	static uint8_t big[512];
 	uint32_t actual;
 	struct uc c;
 
@@ -446,6 +447,22 @@ static void test_usbip_server_halt_until_clear_feature(void **state)
 	assert_int_equal(uc_control(&c, 0x02, USB_REQ_CLEAR_FEATURE, USB_ENDPOINT_HALT,
 				    (uint16_t)sink, 0, NULL, NULL), 0);
 	assert_int_equal(uc_transfer(&c, sink & 0x0f, false, buf, 64, 0, &actual), 0);
+	/* The host's SET_FEATURE(HALT) on an IN endpoint with data queued is
+	 * never refused (a function's halt would be, with EAGAIN). */
+	{
+		unsigned source = tg_addr(g->source);
+
+		assert_int_equal(uc_control(&c, 0x02, USB_REQ_SET_FEATURE, USB_ENDPOINT_HALT,
+					    (uint16_t)source, 0, NULL, NULL), 0);
+		assert_int_equal(uc_transfer(&c, source & 0x0f, true, big, 512, 0, &actual), -32);
+		assert_int_equal(uc_control(&c, 0x02, USB_REQ_CLEAR_FEATURE, USB_ENDPOINT_HALT,
+					    (uint16_t)source, 0, NULL, NULL), 0);
+		assert_int_equal(uc_transfer(&c, source & 0x0f, true, big, 512, 0, &actual), 0);
+		assert_int_equal(actual, 512);
+		/* A buffer that is not a whole packet: babble, as on a bus. */
+		assert_int_equal(uc_transfer(&c, source & 0x0f, true, big, 100, 0, &actual),
+				 -75);
+	}
 	detach(&c, 1);
 }
 

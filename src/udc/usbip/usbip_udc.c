@@ -202,7 +202,10 @@ static int ep_set_halt(struct usb_ep *uep, int value)
 	int rc;
 
 	pthread_mutex_lock(&dev->lock);
-	rc = udcx__ep_set_halt(&ep->x, value != 0, &dev->done);
+	/* 1: a function's halt (refused with IN data queued); 2: the host's
+	 * SET_FEATURE(ENDPOINT_HALT), never refused. */
+	rc = udcx__ep_set_halt(&ep->x, value <= 0 ? UDCX_HALT_CLEAR :
+				       value == 1 ? UDCX_HALT_SET : UDCX_HALT_FORCE, &dev->done);
 	kick_locked(dev);
 	pthread_mutex_unlock(&dev->lock);
 	return rc;
