@@ -36,3 +36,8 @@ add_test(NAME core_posix_shadow_works
          COMMAND ${CMAKE_C_COMPILER} -fsyntax-only -I${core_shadow}
                  ${CMAKE_CURRENT_BINARY_DIR}/core_posix_probe.c)
 set_tests_properties(core_posix_shadow_works PROPERTIES LABELS unit WILL_FAIL TRUE)
+
+# The same transcripts through the loopback host, where it is built.
+if(COMPOSITE_POSIX AND EXISTS ${PROJECT_SOURCE_DIR}/src/udc/loopback/CMakeLists.txt)
+  composite_unit_test(test_core_loopback SOURCES test_core_loopback.c ${core_fixture})
+endif()
