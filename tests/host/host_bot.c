@@ -223,9 +223,11 @@ static void check_inquiry(struct hc *hc)
 	hc_check(hc, ok, "scsi.inquiry", "%s", hc_bot_describe(&r, desc, sizeof(desc)));
 	if (!ok)
 		return;
-	hc_check(hc, d[0] == 0x00 && (d[3] & 0x0f) == 2 && d[4] == 31, "scsi.inquiry.header",
+	hc_check(hc, d[0] == 0x00 && (d[3] & 0x0f) == 2 && d[4] == 31 &&
+		     d[1] >> 7 == hc->exp->inq_rmb, "scsi.inquiry.header",
 		 "type 0x%02x (want 0 disk), format %u (want 2), additional length %u (want 31), "
-		 "RMB %u, version %u", d[0], d[3] & 0x0f, d[4], d[1] >> 7, d[2]);
+		 "RMB %u (want %u), version %u", d[0], d[3] & 0x0f, d[4], d[1] >> 7,
+		 hc->exp->inq_rmb, d[2]);
 	hc_check(hc, memcmp(d + 8, hc->exp->inq_vendor, 8) == 0 &&
 		     memcmp(d + 16, hc->exp->inq_product, 16) == 0 && printable(d + 32, 4),
 		 "scsi.inquiry.ids", "vendor \"%.8s\" product \"%.16s\" revision \"%.4s\" "

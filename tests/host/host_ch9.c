@@ -303,6 +303,7 @@ static const struct stall_req stall_reqs[] = {
 	{ "std.get_status.other", 0x83, 0x00, 0, 0, 2 },
 	{ "std.unknown_request0x20", 0x80, 0x20, 0, 0, 2 },
 	{ "std.set_feature.ep_bad_selector", 0x02, 0x03, 0x0001, IDX_EPIN, 0 },
+	{ "std.set_feature.interface", 0x01, 0x03, 0x0000, 0, 0 },
 	{ "vendor.device_in", 0xc0, 0x5b, 0, 0, 4 },
 	{ "vendor.device_out", 0x40, 0x5c, 0, 0, 0 },
 	{ "vendor.interface_in", 0xc1, 0x01, 0, 0, 8 },
@@ -400,6 +401,30 @@ static void check_stall_reqs(struct hc *hc)
 	}
 }
 
+/*
+ * bmAttributes without the remote-wakeup bit: the feature cannot be set, so
+ * SET_FEATURE(DEVICE_REMOTE_WAKEUP) is a request error (9.4.9) and
+ * GET_STATUS must not report it enabled. Cleared again either way.
+ */
+static void check_remote_wakeup(struct hc *hc)
+{
+	uint8_t st[2] = { 0xee, 0xee };
+	bool capable = hc->exp->cfg[7] >= 0 && (hc->exp->cfg[7] & 0x20);
+	int rc, rs;
+
+	if (capable)
+		return;
+	rc = hc_ctrl(hc, 0x00, LIBUSB_REQUEST_SET_FEATURE, 1, 0, NULL, 0);
+	rs = hc_ctrl(hc, 0x80, LIBUSB_REQUEST_GET_STATUS, 0, 0, st, 2);
+	hc_check(hc, rc == LIBUSB_ERROR_PIPE && rs == 2 && !(st[0] & 2),
+		 "std.set_feature.remote_wakeup",
+		 "no remote wakeup in bmAttributes: SET_FEATURE(DEVICE_REMOTE_WAKEUP) -> %s%s, "
+		 "then GET_STATUS -> %02x %02x%s", hc_err(rc),
+		 rc == LIBUSB_ERROR_PIPE ? " (stall)" : ", want stall", st[0], st[1],
+		 st[0] & 2 ? " (remote wakeup enabled)" : "");
+	(void)hc_ctrl(hc, 0x00, LIBUSB_REQUEST_CLEAR_FEATURE, 1, 0, NULL, 0);
+}
+
 void hc_ch9_requests(struct hc *hc)
 {
 	uint8_t b[4];
@@ -438,6 +463,7 @@ void hc_ch9_requests(struct hc *hc)
 	check_halt(hc, hc->ep_out);
 
 	check_stall_reqs(hc);
+	check_remote_wakeup(hc);
 	check_status(hc, "std.after_stalls.get_status", 0x80, 0, hc->exp->dev_status);
 	hc_check(hc, hc_unit_ready(hc), "std.after_stalls.works",
 		 "TEST UNIT READY after the refused requests");

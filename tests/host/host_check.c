@@ -59,6 +59,7 @@ static const struct hc_expect expect_ours = {
 	.max_lun = 0,
 	.inq_vendor = "Linux   ",
 	.inq_product = "File-Stor Gadget",
+	.inq_rmb = 1,	/* removable unless removable= says otherwise */
 	.bad_cbw_out = HC_BAD_CBW_OUT_HALT,
 	.known = NULL,
 };
@@ -72,6 +73,9 @@ static const struct hc_expect expect_ours = {
 static const char *const kernel_known[] = {
 	/* usbip-vudc acks SET_FEATURE(ENDPOINT, selector 1); 9.4.9: stall. */
 	"std.set_feature.ep_bad_selector",
+	/* ... and SET_FEATURE(DEVICE_REMOTE_WAKEUP) with no wakeup in
+	 * bmAttributes (GET_STATUS then says 02 00); 9.4.9: stall. */
+	"std.set_feature.remote_wakeup",
 	NULL
 };
 
@@ -89,6 +93,7 @@ static const struct hc_expect expect_kernel = {
 	.max_lun = 0,
 	.inq_vendor = "Linux   ",
 	.inq_product = "File-Stor Gadget",
+	.inq_rmb = 1,	/* configfs LUNs are removable by default */
 	/* f_mass_storage wedges bulk-IN only and drops bulk-OUT data. */
 	.bad_cbw_out = HC_BAD_CBW_OUT_DISCARD,
 	.known = kernel_known,
@@ -245,6 +250,26 @@ static int open_device(struct hc *hc, unsigned wait_s)
 	return -1;
 }
 
+/*
+ * usb-storage may have been detached in the middle of a command (the sd
+ * driver's first reads, SYNCHRONIZE CACHE on unbind), leaving a halt or a
+ * queued CSW behind: start from Reset Recovery, as a new owner of the
+ * interface does, and say what was found.
+ */
+static void takeover(struct hc *hc)
+{
+	int hin = hc_ep_halted(hc, hc->ep_in), hout = hc_ep_halted(hc, hc->ep_out);
+	int rc = hc_ctrl(hc, 0x21, 0xff, 0, hc->ifnum, NULL, 0);
+	int c1 = libusb_clear_halt(hc->h, hc->ep_in);
+	int c2 = libusb_clear_halt(hc->h, hc->ep_out);
+
+	hc_info(hc, "host.takeover.found", "bulk-IN halted %d, bulk-OUT halted %d "
+		"when usb-storage let go", hin, hout);
+	hc_check(hc, rc == 0 && c1 == 0 && c2 == 0, "host.takeover",
+		 "Reset Recovery: reset %s, CLEAR_FEATURE %s %s", hc_err(rc), hc_err(c1),
+		 hc_err(c2));
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: host_check [--expect ours|kernel] [--blocks N] "
@@ -334,6 +359,7 @@ int main(int argc, char **argv)
 
 	hc_ch9_descriptors(&hc);
 	if (hc.ep_in && hc.ep_out) {
+		takeover(&hc);
 		hc_ch9_requests(&hc);
 		hc_bot(&hc);
 		hc_xfer(&hc);

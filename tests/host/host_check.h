@@ -49,6 +49,7 @@ struct hc_expect {
 	uint8_t max_lun;		/* default for hc.max_lun */
 	const char *inq_vendor;		/* 8 bytes, space padded */
 	const char *inq_product;	/* 16 bytes, space padded */
+	uint8_t inq_rmb;		/* INQUIRY byte 1 bit 7: removable */
 	enum hc_bad_cbw_out bad_cbw_out;
 	const char *const *known;	/* NULL-terminated check ids */
 };

@@ -65,6 +65,9 @@ hc_phase() {
     fi
     g_attach
     g_wait_block sda
+    # Let sd finish its first reads; host_check starts with Reset Recovery
+    # anyway, in case usb-storage is detached mid-command.
+    sleep 2
     timeout 240 host_check --expect "$hcp_prov" "$@" >"/host/$hcp_name.txt" 2>&1
     hcp_rc=$?
     lh_log "$hcp_name: host_check --expect $hcp_prov $*: exit $hcp_rc ($(tail -n 1 "/host/$hcp_name.txt"))"
