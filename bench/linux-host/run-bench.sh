@@ -77,7 +77,8 @@ guest_main() {
     # Same backing store for all: 64 MiB of real (not sparse) tmpfs pages.
     "$DD" if=/dev/zero of="$IMG" bs=1M count=64 status=none || lh_fail "make $IMG"
 
-    W_dummy= R_dummy= E_dummy= W_vudc= R_vudc= E_vudc= W_ours= R_ours= E_ours=
+    W_dummy='' R_dummy='' E_dummy='' W_vudc='' R_vudc='' E_vudc=''
+    W_ours='' R_ours='' E_ours=''
     # Rounds of all providers in turn, so a change in the machine's load
     # hits every provider alike.
     _round=0

@@ -56,7 +56,7 @@ fi
 rm -f /host/.lh/rc /host/.lh/dmesg.txt
 
 echo "LH-GUEST-READY uptime=$(cut -d' ' -f1 /proc/uptime)"
-cd /host
+cd /host || fail "cd /host"
 sh /host/.lh/cmd </dev/null &
 pid=$!
 if [ "$timeout" -gt 0 ] 2>/dev/null; then

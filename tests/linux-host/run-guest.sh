@@ -123,7 +123,7 @@ timeout -k 10 "$((timeout + margin))" \
     -fsdev "local,id=h,path=$share,security_model=none" \
     -device virtio-9p-pci,fsdev=h,mount_tag=host \
     </dev/null 2>&1 |
-    while IFS= read -r line; do
+    while IFS= read -r line || [ -n "$line" ]; do
         line=${line%$'\r'}
         printf '%s\n' "$line" >>"$log"
         [ "$quiet" = 1 ] || printf '%s\n' "$line"
@@ -150,7 +150,7 @@ if [ -z "$rc" ]; then
     tail_log
     exit 125
 fi
-if grep -q '^LH-GUEST-ERROR' "$log"; then
+if grep -q 'LH-GUEST-ERROR' "$log"; then
     echo "run-guest: guest setup failed" >&2
     tail_log
     exit 125

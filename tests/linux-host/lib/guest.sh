@@ -106,7 +106,7 @@ g_list_nth() { echo "$1" | awk -F, -v n="$2" '{ if (n < NF) print $(n + 1) }'; }
 # removable=, cdrom=, nofua=, luns=, stall=, inquiry_string=; lists are
 # comma-separated, one item per LUN). Not bound to a UDC yet.
 g_kmsf_create() {
-    _files= _ro= _rm= _cd= _nofua= _luns= _stall= _inq=
+    _files='' _ro='' _rm='' _cd='' _nofua='' _luns='' _stall='' _inq=''
     for _a in "$@"; do
         case "$_a" in
         file=*) _files=${_a#file=} ;;
