@@ -21,12 +21,6 @@
 #endif
 #endif
 
-#ifdef COMPOSITE_HAVE_LINUX_CH9
-#include <linux/usb/ch9.h>
-#else
-#include "composite/ch9_own.h"
-#endif
-
 /* ---- byte order ------------------------------------------------------- */
 
 #if defined(__BYTE_ORDER__) && defined(__ORDER_BIG_ENDIAN__) && \
@@ -45,6 +39,12 @@
 #endif
 #define USB_LE16_TO_CPU(x) USB_CPU_TO_LE16(x)
 #define USB_LE32_TO_CPU(x) USB_CPU_TO_LE32(x)
+
+#ifdef COMPOSITE_HAVE_LINUX_CH9
+#include <linux/usb/ch9.h>
+#else
+#include "composite/ch9_own.h"
+#endif
 
 /*
  * The kernel spellings, so ported gadget code keeps its static initialisers

@@ -321,12 +321,13 @@ static inline int usb_endpoint_is_isoc_out(const struct usb_endpoint_descriptor 
 
 static inline int usb_endpoint_maxp(const struct usb_endpoint_descriptor *epd)
 {
-	return epd->wMaxPacketSize & USB_ENDPOINT_MAXP_MASK;
+	/* wMaxPacketSize is little-endian (ch9.h defines the macro first). */
+	return USB_LE16_TO_CPU(epd->wMaxPacketSize) & USB_ENDPOINT_MAXP_MASK;
 }
 
 static inline int usb_endpoint_maxp_mult(const struct usb_endpoint_descriptor *epd)
 {
-	return USB_EP_MAXP_MULT(epd->wMaxPacketSize) + 1;
+	return USB_EP_MAXP_MULT(USB_LE16_TO_CPU(epd->wMaxPacketSize)) + 1;
 }
 
 struct usb_ss_ep_comp_descriptor {

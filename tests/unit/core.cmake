@@ -37,6 +37,12 @@ add_test(NAME core_posix_shadow_works
                  ${CMAKE_CURRENT_BINARY_DIR}/core_posix_probe.c)
 set_tests_properties(core_posix_shadow_works PROPERTIES LABELS unit WILL_FAIL TRUE)
 
+# Cross-thread setup_continue (the test, not the core, uses pthreads).
+if(COMPOSITE_POSIX)
+  composite_unit_test(test_core_threads SOURCES test_core_threads.c ${core_fixture}
+                      LIBS Threads::Threads)
+endif()
+
 # The same transcripts through the loopback host, where it is built.
 if(COMPOSITE_POSIX AND EXISTS ${PROJECT_SOURCE_DIR}/src/udc/loopback/CMakeLists.txt)
   composite_unit_test(test_core_loopback SOURCES test_core_loopback.c ${core_fixture})

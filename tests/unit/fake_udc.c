@@ -115,6 +115,7 @@ static int f_queue(struct usb_ep *ep, struct usb_request *r)
 {
 	struct fake_ep *e = fep(ep);
 
+	atomic_fetch_add(&e->queue_calls, 1);
 	assert(r->status == -USB_EINPROGRESS && r->actual == 0);
 	if (e->queued == sizeof(e->queue) / sizeof(e->queue[0]))
 		return -USB_ENOMEM;

@@ -10,6 +10,7 @@
 #ifndef FAKE_UDC_H
 #define FAKE_UDC_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -33,6 +34,7 @@ struct fake_ep {
 	bool hw_halted;
 	int enable_calls, disable_calls, set_halt_calls, set_wedge_calls;
 	int last_halt_value;	/* 2: the host's halt (never refused) */
+	atomic_int queue_calls;	/* ops->queue calls, from any thread */
 };
 
 struct fake_udc {

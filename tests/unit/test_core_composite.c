@@ -617,6 +617,69 @@ static void test_core_composite_driver_strings(void **state)
 	tdev_stop(&d);
 }
 
+
+static int config_setup_calls;
+
+static int config_setup(struct usb_configuration *c, const struct usb_ctrlrequest *ctrl)
+{
+	struct usb_request *req = c->cdev->req;
+	const uint8_t *raw = (const void *)ctrl;
+
+	config_setup_calls++;
+	if (raw[1] != 0x33)
+		return -USB_EOPNOTSUPP;
+	((uint8_t *)req->buf)[0] = 0xc5;
+	req->length = 1;
+	return usb_ep_queue(c->cdev->gadget->ep0, req, GFP_ATOMIC);
+}
+
+static void test_core_composite_routing(void **state)
+{
+	static struct tdev d;
+	static struct tfunc f1, f2;
+	uint8_t b[8];
+
+	(void)state;
+	tfunc_init(&f1, "r1");
+	tfunc_init(&f2, "r2");
+	f2.match = true;
+	tdev_init(&d, USB_SPEED_HIGH, 0x0200, &f1);
+	d.funcs[0][1] = &f2;
+	d.cfg[0].setup = config_setup;
+	assert_int_equal(tdev_start(&d), 0);
+	assert_int_equal(tdev_enumerate(&d, USB_SPEED_HIGH, 0), 0);
+	config_setup_calls = 0;
+	/* Unconfigured: req_match is asked (config0) and f2 claims it. */
+	assert_int_equal(fake_ctrl(&d.udc, 0xc0, TF_MATCH_REQ, 0, 0, 8, b, sizeof(b)), 1);
+	assert_int_equal(b[0], 0x5a);
+	assert_int_equal(f2.setup_calls, 1);
+	assert_int_equal(f1.setup_calls, 0);
+	/* The configuration's setup is asked only when configured. */
+	assert_int_equal(fake_ctrl(&d.udc, 0xc0, 0x33, 0, 0, 8, b, sizeof(b)), FAKE_STALL);
+	assert_int_equal(config_setup_calls, 0);
+	assert_int_equal(fake_ctrl(&d.udc, 0, 9, 1, 0, 0, NULL, 0), 0);
+	assert_int_equal(fake_ctrl(&d.udc, 0xc0, 0x33, 0, 0, 8, b, sizeof(b)), 1);
+	assert_int_equal(b[0], 0xc5);
+	assert_int_equal(config_setup_calls, 1);
+	/* Interface 1 is f2's: addressed by recipient, f2 answers without
+	 * being asked req_match; interface 0 is f1's. */
+	assert_int_equal(fake_ctrl(&d.udc, 0xc1, TF_VENDOR_IN, 2, 1, 8, b, sizeof(b)), 2);
+	assert_int_equal(f2.setup_calls, 2);
+	assert_int_equal(fake_ctrl(&d.udc, 0xc1, TF_VENDOR_IN, 2, 0, 8, b, sizeof(b)), 2);
+	assert_int_equal(f1.setup_calls, 1);
+	/* f2's endpoints (0x83, 0x04) route to f2. */
+	assert_int_equal(fake_ctrl(&d.udc, 0xc2, TF_VENDOR_IN, 1, 0x83, 8, b, sizeof(b)), 1);
+	assert_int_equal(f2.setup_calls, 3);
+	/* Nobody claims: the configuration's setup refuses: stall. */
+	assert_int_equal(fake_ctrl(&d.udc, 0x40, 0x44, 0, 0, 0, NULL, 0), FAKE_STALL);
+	assert_int_equal(config_setup_calls, 2);
+	/* Self-powered from the gadget as well. */
+	d.udc.gadget.is_selfpowered = 1;
+	assert_int_equal(fake_ctrl(&d.udc, 0x80, 0, 0, 0, 2, b, 2), 2);
+	assert_int_equal(b[0], 1);
+	tdev_stop(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -634,6 +697,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_core_composite_activate, fake_udc_cleanup),
 		cmocka_unit_test_teardown(test_core_composite_remove_function, fake_udc_cleanup),
 		cmocka_unit_test_teardown(test_core_composite_driver_strings, fake_udc_cleanup),
+		cmocka_unit_test_teardown(test_core_composite_routing, fake_udc_cleanup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
