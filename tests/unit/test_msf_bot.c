@@ -31,7 +31,7 @@ static struct msf_fx *up(void)
 	return fx;
 }
 
-static const uint8_t tur[6] = { 0x00 };
+static const uint8_t tur[10] = { 0x00 };	/* sent with 6 or 10 (case table) */
 static const uint8_t read1[10] = { 0x28, 0, 0, 0, 0, 7, 0, 0, 1, 0 };	/* LBA 7, 1 block */
 static const uint8_t read2[10] = { 0x28, 0, 0, 0, 0, 7, 0, 0, 2, 0 };
 static const uint8_t write1[10] = { 0x2a, 0, 0, 0, 0, 9, 0, 0, 1, 0 };	/* LBA 9 */
