@@ -1,2 +1,4 @@
 # USB/IP backend: the PDU codec (byte-exact encode/decode, malformed input).
 composite_unit_test(test_usbip_codec SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_usbip_codec.c)
+# The transfer engine's isochronous transfers, which ISO URBs map onto.
+composite_unit_test(test_usbip_xfer_iso SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_usbip_xfer_iso.c)

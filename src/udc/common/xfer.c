@@ -228,6 +228,44 @@ static void ctrl_run(struct udcx_ep *ep, struct udcx_done *done)
 	urb_finish(ep, u, status, done);
 }
 
+/*
+ * Isochronous: one request per packet (one service interval each), no
+ * short-packet rules. Return true once every packet has been served.
+ */
+static bool iso_run(struct udcx_ep *ep, struct udcx_urb *u, int *status,
+		    struct udcx_done *done)
+{
+	struct udcx_req *r;
+
+	while (u->iso_next < u->iso_count && (r = head_req(ep)) != NULL) {
+		struct udcx_iso_packet *p = &u->iso[u->iso_next++];
+		size_t room = (size_t)r->req.length - r->req.actual;
+		uint8_t *at = (uint8_t *)u->buf + p->offset;
+
+		if (ep->is_in) {
+			p->actual = min_size(room, p->length);
+			if (p->actual)
+				memcpy(at, (const uint8_t *)r->req.buf + r->req.actual, p->actual);
+			p->status = room > p->length ? -USB_EOVERFLOW : 0;
+			/* The request went out in its interval, even if babbled. */
+			r->req.actual = r->req.length;
+			req_finish(r, 0, done);
+		} else {
+			size_t n = min_size(p->length, room);
+
+			if (n)
+				memcpy((uint8_t *)r->req.buf + r->req.actual, at, n);
+			r->req.actual += (unsigned)n;
+			p->actual = p->length;
+			p->status = 0;
+			req_finish(r, p->length > room ? -USB_EOVERFLOW : 0, done);
+		}
+		u->actual += p->actual;
+	}
+	*status = 0;
+	return u->iso_next == u->iso_count;
+}
+
 static void ep_run(struct udcx_ep *ep, struct udcx_done *done)
 {
 	struct udcx_urb *u;
@@ -240,8 +278,9 @@ static void ep_run(struct udcx_ep *ep, struct udcx_done *done)
 		return;
 	while ((u = head_urb(ep)) != NULL && !list_empty(&ep->reqs)) {
 		int status = 0;
-		bool ended = ep->is_in ? in_fill(ep, u, &status, done)
-				       : out_drain(ep, u, &status, done);
+		bool ended = u->iso ? iso_run(ep, u, &status, done)
+			     : ep->is_in ? in_fill(ep, u, &status, done)
+					 : out_drain(ep, u, &status, done);
 
 		if (!ended)
 			break;
@@ -400,10 +439,20 @@ void udcx__urb_init(struct udcx_urb *u, void *buf, size_t length, unsigned flags
 	INIT_LIST_HEAD(&u->node);
 }
 
+void udcx__urb_set_iso(struct udcx_urb *u, struct udcx_iso_packet *packets, size_t count)
+{
+	u->iso = count ? packets : NULL;
+	u->iso_count = count;
+}
+
 static int urb_start(struct udcx_ep *ep, struct udcx_urb *u)
 {
 	if (u->pending || (u->length > 0 && !u->buf))
 		return -USB_EINVAL;
+	for (size_t i = 0; i < u->iso_count; i++)
+		if (u->iso[i].offset > u->length || u->iso[i].length > u->length - u->iso[i].offset)
+			return -USB_EINVAL;
+	u->iso_next = 0;
 	/* The node may still sit on a caller's done list: take it off. */
 	list_del_init(&u->node);
 	u->ep = ep;

@@ -75,6 +75,20 @@ struct udcx_req {
 };
 
 /**
+ * struct udcx_iso_packet - one packet of an isochronous host transfer.
+ * @offset, @length: where the packet lies in the transfer's buffer; for
+ *	OUT the bytes the host sends, for IN the room it offers.
+ * @actual, @status: set by the engine: bytes moved; 0, or -USB_EOVERFLOW
+ *	for an IN request longer than the packet's room (what fitted is kept).
+ */
+struct udcx_iso_packet {
+	size_t offset;
+	size_t length;
+	size_t actual;
+	int status;
+};
+
+/**
  * struct udcx_urb - one host transfer.
  * @buf: host buffer: data to send (OUT) or room to receive (IN). Borrowed.
  * @length: bytes to send, or room in @buf.
@@ -98,6 +112,9 @@ struct udcx_urb {
 	size_t limit;		/* data bytes the transfer may carry */
 	bool pending;
 	bool zlp_done;		/* OUT: the terminating ZLP was taken */
+	struct udcx_iso_packet *iso;	/* udcx__urb_set_iso(), or NULL */
+	size_t iso_count;
+	size_t iso_next;	/* the next packet to serve */
 };
 
 /* What a call finished: requests to give back, host transfers to answer. */
@@ -240,12 +257,24 @@ size_t udcx__ep_pending(const struct udcx_ep *ep);
 void udcx__urb_init(struct udcx_urb *u, void *buf, size_t length, unsigned flags);
 
 /*
+ * Make @u (after udcx__urb_init()) an isochronous transfer of @count
+ * packets (borrowed, each inside the buffer). Each packet pairs with one
+ * request, oldest first, one service interval each: IN: the request's data
+ * up to the packet's room; OUT: the packet's bytes into the request (a
+ * packet bigger than the request ends it with -USB_EOVERFLOW). No short
+ * packet or ZLP rules apply. The transfer waits for requests as bulk does
+ * (a software bus has no frame clock to miss); it finishes with status 0
+ * once every packet is served, @actual being the sum of the packets'.
+ */
+void udcx__urb_set_iso(struct udcx_urb *u, struct udcx_iso_packet *packets, size_t count);
+
+/*
  * Submit host transfer @u on non-control endpoint @ep (its direction is
  * @ep's) and move data. On a halted endpoint @u finishes at once with
  * USB_EPIPE (into @done).
  * Return: 0 (@u belongs to the engine until it lands in @done->urbs);
- * USB_EINVAL for a control endpoint, a length > 0 without buffer, or @u
- * already pending.
+ * USB_EINVAL for a control endpoint, a length > 0 without buffer, an
+ * isochronous packet outside the buffer, or @u already pending.
  */
 int udcx__urb_submit(struct udcx_ep *ep, struct udcx_urb *u, struct udcx_done *done);
 
