@@ -214,7 +214,7 @@ static void test_usbip_server_enumerates(void **state)
 	{
 		unsigned total = buf[2] | buf[3] << 8;
 
-		assert_int_equal(total, 9 + 9 + 5 * 7);
+		assert_int_equal(total, 9 + 9 + TG_NEPS * 7);
 		assert_int_equal(uc_control(&c, 0x80, USB_REQ_GET_DESCRIPTOR, USB_DT_CONFIG << 8, 0,
 					    (uint16_t)total, buf, &actual), 0);
 		assert_int_equal(actual, total);
@@ -371,6 +371,67 @@ static void test_usbip_server_in_waits_for_data(void **state)
 			assert_int_equal(r.h.seqnum, seq_ctl);
 		}
 	}
+	detach(&c, 0);
+}
+
+/* ---- isochronous --------------------------------------------------------- */
+
+static void test_usbip_server_iso_in_and_out(void **state)
+{
+	struct tg *g = &gadgets[0];
+	static struct uc_reply r;
+	struct usbip_iso_desc d[3];
+	static uint8_t buf[3 * 1024];
+	unsigned out_reqs, out_bytes;
+	uint32_t seq;
+	struct uc c;
+
+	(void)state;
+	attach_configured(&c, "1-1", 0);
+	/* IN: three packets of 1024 bytes of room; each gets one 256-byte
+	 * request, packed on the wire, descriptors keep their offsets. */
+	for (unsigned i = 0; i < 3; i++)
+		d[i] = (struct usbip_iso_desc){ i * 1024, 1024, 0, 0 };
+	seq = uc_submit_iso(&c, tg_addr(g->isrc) & 0x0f, true, NULL, sizeof(buf), d, 3);
+	assert_true(seq != 0);
+	assert_int_equal(uc_recv(&c, &r, buf, sizeof(buf)), 0);
+	assert_int_equal(r.h.seqnum, seq);
+	assert_int_equal(r.h.u.ret_submit.status, 0);
+	assert_int_equal(r.h.u.ret_submit.actual_length, 3 * TG_ISO_LEN);
+	assert_int_equal(r.h.u.ret_submit.number_of_packets, 3);
+	assert_int_equal(r.h.u.ret_submit.error_count, 0);
+	assert_int_equal(r.npackets, 3);
+	for (unsigned i = 0; i < 3; i++) {
+		assert_int_equal(r.iso[i].offset, i * 1024);
+		assert_int_equal(r.iso[i].actual_length, TG_ISO_LEN);
+		assert_int_equal(r.iso[i].status, 0);
+		/* request n's byte k is n + k: packets are consecutive requests */
+		assert_int_equal(buf[i * TG_ISO_LEN + 1], (uint8_t)(buf[i * TG_ISO_LEN] + 1));
+	}
+	assert_int_equal((uint8_t)(buf[TG_ISO_LEN] - buf[0]), 1);
+	/* A packet smaller than the request: babble for that packet only. */
+	d[0] = (struct usbip_iso_desc){ 0, 100, 0, 0 };
+	seq = uc_submit_iso(&c, tg_addr(g->isrc) & 0x0f, true, NULL, 100, d, 1);
+	assert_int_equal(uc_recv(&c, &r, buf, sizeof(buf)), 0);
+	assert_int_equal(r.h.u.ret_submit.actual_length, 100);
+	assert_int_equal(r.iso[0].status, -75);
+	assert_int_equal(r.h.u.ret_submit.error_count, 1);
+	/* OUT: two packets of 100 and 200 bytes go to two requests. */
+	out_reqs = atomic_load(&g->iso_out_reqs);
+	out_bytes = atomic_load(&g->iso_out_bytes);
+	memset(buf, 0x11, 300);
+	d[0] = (struct usbip_iso_desc){ 0, 100, 0, 0 };
+	d[1] = (struct usbip_iso_desc){ 100, 200, 0, 0 };
+	seq = uc_submit_iso(&c, tg_addr(g->isink) & 0x0f, false, buf, 300, d, 2);
+	assert_int_equal(uc_recv(&c, &r, buf, sizeof(buf)), 0);
+	assert_int_equal(r.h.seqnum, seq);
+	assert_int_equal(r.h.u.ret_submit.status, 0);
+	assert_int_equal(r.h.u.ret_submit.actual_length, 300);
+	assert_int_equal(r.data_len, 0);	/* nothing follows an OUT reply but descriptors */
+	assert_int_equal(r.iso[0].actual_length, 100);
+	assert_int_equal(r.iso[1].actual_length, 200);
+	assert_int_equal(atomic_load(&g->iso_out_reqs) - out_reqs, 2);
+	assert_int_equal(atomic_load(&g->iso_out_bytes) - out_bytes, 300);
 	detach(&c, 0);
 }
 
@@ -603,6 +664,23 @@ static void expect_closed(const void *bytes, size_t len, bool import)
 		assert_true(wait_event(mark, USBIP_EVENT_HOST_DISCONNECTED, 1));
 }
 
+/* As expect_closed() after import, on a configured device (ISO endpoints
+ * exist only then). */
+static void expect_closed_configured(const void *bytes, size_t len)
+{
+	unsigned mark;
+	struct uc c;
+
+	attach_configured(&c, "1-2", 1);
+	mark = event_mark();
+	assert_int_equal(uc_write_all(c.fd, bytes, len), 0);
+	shutdown(c.fd, SHUT_WR);
+	assert_true(uc_peer_closed(c.fd));
+	uc_close(&c);
+	assert_true(wait_event(mark, USBIP_EVENT_PROTOCOL_ERROR, 1));
+	assert_true(wait_event(mark, USBIP_EVENT_HOST_DISCONNECTED, 1));
+}
+
 static void put_header(uint8_t *b, uint32_t cmd, uint32_t seq, uint32_t dir, uint32_t ep)
 {
 	memset(b, 0, USBIP_URB_HEADER_SIZE);
@@ -647,6 +725,17 @@ static void test_usbip_server_hostile_input_closes_connection(void **state)
 	usbip__put_be32(b + 0x18, 16);
 	usbip__put_be32(b + 0x20, 1);
 	expect_closed(b, USBIP_URB_HEADER_SIZE + 16, true);
+	/* An ISO packet descriptor reaching past the buffer. */
+	{
+		struct tg *g0 = &gadgets[1];
+		unsigned isink = tg_addr(g0->isink) & 0x0f;
+
+		put_header(b, USBIP_CMD_SUBMIT, 1, 0, isink);
+		usbip__put_be32(b + 0x18, 0);		/* no data */
+		usbip__put_be32(b + 0x20, 1);		/* one packet */
+		usbip__put_be32(b + USBIP_URB_HEADER_SIZE + 4, 64);	/* length 64 > 0 */
+		expect_closed_configured(b, USBIP_URB_HEADER_SIZE + 16);
+	}
 	/* Truncated: 16 bytes promised, 8 sent, then EOF. */
 	put_header(b, USBIP_CMD_SUBMIT, 1, 0, sink);
 	usbip__put_be32(b + 0x18, 16);
@@ -825,6 +914,7 @@ int main(void)
 		cmocka_unit_test(test_usbip_server_bulk_loopback),
 		cmocka_unit_test(test_usbip_server_source_and_sink),
 		cmocka_unit_test(test_usbip_server_in_waits_for_data),
+		cmocka_unit_test(test_usbip_server_iso_in_and_out),
 		cmocka_unit_test(test_usbip_server_unlink_pending_and_completed),
 		cmocka_unit_test(test_usbip_server_halt_until_clear_feature),
 		cmocka_unit_test(test_usbip_server_disconnect_resets_device),

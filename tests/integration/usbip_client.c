@@ -171,24 +171,26 @@ void uc_close(struct uc *c)
 	c->fd = -1;
 }
 
-static void remember(struct uc *c, uint32_t seq, bool in)
+static void remember(struct uc *c, uint32_t seq, bool in, uint32_t npackets)
 {
 	for (unsigned i = 0; i < UC_MAX_OUTSTANDING; i++) {
 		if (!c->out[i].used) {
 			c->out[i].used = true;
 			c->out[i].seq = seq;
 			c->out[i].in = in;
+			c->out[i].npackets = npackets;
 			return;
 		}
 	}
 }
 
 /* Return 1 IN, 0 OUT, -1 unknown (and forget it). */
-static int forget(struct uc *c, uint32_t seq)
+static int forget(struct uc *c, uint32_t seq, uint32_t *npackets)
 {
 	for (unsigned i = 0; i < UC_MAX_OUTSTANDING; i++) {
 		if (c->out[i].used && c->out[i].seq == seq) {
 			c->out[i].used = false;
+			*npackets = c->out[i].npackets;
 			return c->out[i].in;
 		}
 	}
@@ -218,7 +220,42 @@ uint32_t uc_submit(struct uc *c, unsigned ep, bool in, const uint8_t *setup,
 		return 0;
 	if (!in && len && uc_write_all(c->fd, data, len) < 0)
 		return 0;
-	remember(c, h.seqnum, in);
+	remember(c, h.seqnum, in, 0);
+	return h.seqnum;
+}
+
+uint32_t uc_submit_iso(struct uc *c, unsigned ep, bool in, const void *data, uint32_t len,
+		       const struct usbip_iso_desc *iso, uint32_t n)
+{
+	struct usbip_header h;
+	uint8_t b[USBIP_URB_HEADER_SIZE];
+
+	if (n > UC_MAX_ISO)
+		return 0;
+	memset(&h, 0, sizeof(h));
+	c->next_seq += 2;
+	h.command = USBIP_CMD_SUBMIT;
+	h.seqnum = c->next_seq;
+	h.devid = c->devid;
+	h.direction = in ? USBIP_DIR_IN : USBIP_DIR_OUT;
+	h.ep = ep;
+	h.u.cmd_submit.transfer_flags = USBIP_URB_ISO_ASAP | (in ? USBIP_URB_DIR_IN : 0);
+	h.u.cmd_submit.transfer_buffer_length = len;
+	h.u.cmd_submit.number_of_packets = n;
+	h.u.cmd_submit.interval = 1;
+	usbip__encode_header(b, sizeof(b), &h);
+	if (uc_write_all(c->fd, b, sizeof(b)) < 0)
+		return 0;
+	if (!in && len && uc_write_all(c->fd, data, len) < 0)
+		return 0;
+	for (uint32_t i = 0; i < n; i++) {
+		uint8_t d[USBIP_ISO_DESC_SIZE];
+
+		usbip__encode_iso_desc(d, sizeof(d), &iso[i]);
+		if (uc_write_all(c->fd, d, sizeof(d)) < 0)
+			return 0;
+	}
+	remember(c, h.seqnum, in, n);
 	return h.seqnum;
 }
 
@@ -240,6 +277,7 @@ uint32_t uc_unlink(struct uc *c, uint32_t target)
 int uc_recv(struct uc *c, struct uc_reply *r, void *buf, size_t cap)
 {
 	uint8_t b[USBIP_URB_HEADER_SIZE];
+	uint32_t npackets = 0;
 	int in;
 
 	memset(r, 0, sizeof(*r));
@@ -249,7 +287,7 @@ int uc_recv(struct uc *c, struct uc_reply *r, void *buf, size_t cap)
 		return 0;
 	if (r->h.command != USBIP_RET_SUBMIT)
 		return -1;
-	in = forget(c, r->h.seqnum);
+	in = forget(c, r->h.seqnum, &npackets);
 	if (in < 0)
 		return -1;	/* a RET_SUBMIT for a seqnum we do not hold */
 	if (in && r->h.u.ret_submit.actual_length) {
@@ -258,6 +296,19 @@ int uc_recv(struct uc *c, struct uc_reply *r, void *buf, size_t cap)
 		if (uc_read_all(c->fd, buf, r->h.u.ret_submit.actual_length) < 0)
 			return -1;
 		r->data_len = r->h.u.ret_submit.actual_length;
+	}
+	if (npackets) {
+		/* An ISO reply carries as many descriptors as were sent. */
+		if (r->h.u.ret_submit.number_of_packets != npackets)
+			return -1;
+		for (uint32_t i = 0; i < npackets; i++) {
+			uint8_t d[USBIP_ISO_DESC_SIZE];
+
+			if (uc_read_all(c->fd, d, sizeof(d)) < 0)
+				return -1;
+			usbip__decode_iso_desc(d, sizeof(d), &r->iso[i]);
+		}
+		r->npackets = npackets;
 	}
 	return 0;
 }

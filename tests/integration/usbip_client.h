@@ -28,13 +28,17 @@ struct uc {
 	uint32_t next_seq;
 	/* direction of each outstanding CMD_SUBMIT, to know if a RET_SUBMIT
 	 * carries data */
-	struct { uint32_t seq; bool in; bool used; } out[UC_MAX_OUTSTANDING];
+	struct { uint32_t seq; bool in; bool used; uint32_t npackets; } out[UC_MAX_OUTSTANDING];
 };
+
+#define UC_MAX_ISO 32
 
 /* One reply as received. */
 struct uc_reply {
 	struct usbip_header h;
 	size_t data_len;	/* IN data bytes stored in the caller's buffer */
+	uint32_t npackets;	/* ISO descriptors that followed */
+	struct usbip_iso_desc iso[UC_MAX_ISO];
 };
 
 /* TCP connect to 127.0.0.1:@port (TCP_NODELAY, 10 s receive timeout).
@@ -64,6 +68,11 @@ void uc_close(struct uc *c);
  * of @data follow. Return the seqnum used, or 0 on error. */
 uint32_t uc_submit(struct uc *c, unsigned ep, bool in, const uint8_t *setup,
 		   const void *data, uint32_t len, uint32_t flags);
+
+/* Send an isochronous CMD_SUBMIT: @n packet descriptors (offset, length)
+ * follow the OUT data. Return the seqnum, or 0. */
+uint32_t uc_submit_iso(struct uc *c, unsigned ep, bool in, const void *data, uint32_t len,
+		       const struct usbip_iso_desc *iso, uint32_t n);
 
 /* Send CMD_UNLINK of @target. Return the seqnum used, or 0. */
 uint32_t uc_unlink(struct uc *c, uint32_t target);

@@ -79,6 +79,36 @@ static void sink_done(struct usb_ep *ep, struct usb_request *req)
 	(void)usb_ep_queue(ep, req, GFP_ATOMIC);
 }
 
+static void isrc_fill(struct usb_request *req)
+{
+	uint8_t *p = req->buf;
+	unsigned n = (unsigned)(uintptr_t)req->context;
+
+	for (unsigned k = 0; k < req->length; k++)
+		p[k] = (uint8_t)(n + k);
+}
+
+static void isrc_done(struct usb_ep *ep, struct usb_request *req)
+{
+	struct tg *g = ep->driver_data;
+
+	if (req->status != 0 || !atomic_load(&g->active))
+		return;
+	atomic_fetch_add(&g->iso_in_reqs, 1);
+	(void)usb_ep_queue(ep, req, GFP_ATOMIC);
+}
+
+static void isink_done(struct usb_ep *ep, struct usb_request *req)
+{
+	struct tg *g = ep->driver_data;
+
+	if (req->status != 0 || !atomic_load(&g->active))
+		return;
+	atomic_fetch_add(&g->iso_out_reqs, 1);
+	atomic_fetch_add(&g->iso_out_bytes, req->actual);
+	(void)usb_ep_queue(ep, req, GFP_ATOMIC);
+}
+
 static void intr_done(struct usb_ep *ep, struct usb_request *req)
 {
 	(void)ep;
@@ -113,10 +143,11 @@ static void free_req(struct usb_ep *ep, struct usb_request *r)
 
 static void disable_all(struct tg *g)
 {
-	struct usb_ep *eps[5] = { g->loop_out, g->loop_in, g->sink, g->source, g->intr };
+	struct usb_ep *eps[TG_NEPS] = { g->loop_out, g->loop_in, g->sink, g->source, g->intr,
+					 g->isrc, g->isink };
 
 	atomic_store(&g->active, 0);
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < TG_NEPS; i++)
 		if (eps[i]->enabled)
 			usb_ep_disable(eps[i]);
 }
@@ -124,14 +155,15 @@ static void disable_all(struct tg *g)
 static int tg_set_alt(struct usb_function *f, unsigned intf, unsigned alt)
 {
 	struct tg *g = func_tg(f);
-	struct usb_ep *eps[5] = { g->loop_out, g->loop_in, g->sink, g->source, g->intr };
+	struct usb_ep *eps[TG_NEPS] = { g->loop_out, g->loop_in, g->sink, g->source, g->intr,
+					 g->isrc, g->isink };
 	int rc;
 
 	if (intf != 0 || alt != 0)
 		return -USB_EINVAL;
 	atomic_fetch_add(&g->set_alts, 1);
 	disable_all(g);
-	for (int i = 0; i < 5; i++) {
+	for (int i = 0; i < TG_NEPS; i++) {
 		rc = config_ep_by_speed(f->config->cdev->gadget, f, eps[i]);
 		if (rc == 0)
 			rc = usb_ep_enable(eps[i]);
@@ -143,6 +175,12 @@ static int tg_set_alt(struct usb_function *f, unsigned intf, unsigned alt)
 	for (unsigned k = 0; k < TG_LOOP_N; k++) {
 		g->lo[k]->length = TG_LOOP_LEN;
 		if ((rc = usb_ep_queue(g->loop_out, g->lo[k], GFP_ATOMIC)) < 0)
+			goto fail;
+	}
+	for (unsigned k = 0; k < 4; k++) {
+		isrc_fill(g->isrc_req[k]);
+		if ((rc = usb_ep_queue(g->isrc, g->isrc_req[k], GFP_ATOMIC)) < 0 ||
+		    (rc = usb_ep_queue(g->isink, g->isink_req[k], GFP_ATOMIC)) < 0)
 			goto fail;
 	}
 	for (unsigned k = 0; k < 2; k++) {
@@ -187,9 +225,10 @@ static void ctl_plain_done(struct usb_ep *ep, struct usb_request *req)
 
 static struct usb_ep *ep_by_addr(struct tg *g, unsigned addr)
 {
-	struct usb_ep *eps[5] = { g->loop_out, g->loop_in, g->sink, g->source, g->intr };
+	struct usb_ep *eps[TG_NEPS] = { g->loop_out, g->loop_in, g->sink, g->source, g->intr,
+					 g->isrc, g->isink };
 
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < TG_NEPS; i++)
 		if (eps[i]->address == addr)
 			return eps[i];
 	return NULL;
@@ -258,15 +297,17 @@ static void ep_desc(struct usb_endpoint_descriptor *d, uint8_t dir, uint8_t type
 	d->bEndpointAddress = dir;
 	d->bmAttributes = type;
 	d->wMaxPacketSize = cpu_to_le16(mps);
-	d->bInterval = type == USB_ENDPOINT_XFER_INT ? 4 : 0;
+	d->bInterval = type == USB_ENDPOINT_XFER_INT ? 4 : type == USB_ENDPOINT_XFER_ISOC ? 1 : 0;
 }
 
 static int tg_bind(struct usb_configuration *c, struct usb_function *f)
 {
 	struct tg *g = func_tg(f);
 	struct usb_gadget *gadget = c->cdev->gadget;
-	struct usb_ep **eps[5] = { &g->loop_out, &g->loop_in, &g->sink, &g->source, &g->intr };
-	static const uint8_t dirs[5] = { USB_DIR_OUT, USB_DIR_IN, USB_DIR_OUT, USB_DIR_IN, USB_DIR_IN };
+	struct usb_ep **eps[TG_NEPS] = { &g->loop_out, &g->loop_in, &g->sink, &g->source, &g->intr,
+					 &g->isrc, &g->isink };
+	static const uint8_t dirs[TG_NEPS] = { USB_DIR_OUT, USB_DIR_IN, USB_DIR_OUT, USB_DIR_IN,
+					       USB_DIR_IN, USB_DIR_IN, USB_DIR_OUT };
 	int id = usb_interface_id(c, f);
 
 	if (id < 0)
@@ -275,23 +316,31 @@ static int tg_bind(struct usb_configuration *c, struct usb_function *f)
 	g->intf.bLength = USB_DT_INTERFACE_SIZE;
 	g->intf.bDescriptorType = USB_DT_INTERFACE;
 	g->intf.bInterfaceNumber = (uint8_t)id;
-	g->intf.bNumEndpoints = 5;
+	g->intf.bNumEndpoints = TG_NEPS;
 	g->intf.bInterfaceClass = USB_CLASS_VENDOR_SPEC;
 	g->intf.bInterfaceSubClass = 0x42;
 	g->intf.bInterfaceProtocol = 0x07;
 	g->fs[0] = g->hs[0] = (struct usb_descriptor_header *)&g->intf;
-	for (int i = 0; i < 5; i++) {
-		uint8_t type = i == 4 ? USB_ENDPOINT_XFER_INT : USB_ENDPOINT_XFER_BULK;
+	for (int i = 0; i < TG_NEPS; i++) {
+		uint8_t type = i == 4 ? USB_ENDPOINT_XFER_INT :
+			       i >= 5 ? USB_ENDPOINT_XFER_ISOC : USB_ENDPOINT_XFER_BULK;
+		uint16_t hs_mps = i == 4 ? 64 : i >= 5 ? 1024 : 512;
 
-		ep_desc(&g->fs_ep[i], dirs[i], type, 64);
+		ep_desc(&g->fs_ep[i], dirs[i], type, i >= 5 ? 1023 : 64);
 		*eps[i] = usb_ep_autoconfig(gadget, &g->fs_ep[i]);
 		if (!*eps[i])
 			return -USB_ENODEV;
-		ep_desc(&g->hs_ep[i], g->fs_ep[i].bEndpointAddress, type, i == 4 ? 64 : 512);
+		ep_desc(&g->hs_ep[i], g->fs_ep[i].bEndpointAddress, type, hs_mps);
 		g->fs[i + 1] = (struct usb_descriptor_header *)&g->fs_ep[i];
 		g->hs[i + 1] = (struct usb_descriptor_header *)&g->hs_ep[i];
 	}
-	g->fs[6] = g->hs[6] = NULL;
+	g->fs[TG_NEPS + 1] = g->hs[TG_NEPS + 1] = NULL;
+	for (unsigned k = 0; k < 4; k++) {
+		g->isrc_req[k] = new_req(g->isrc, TG_ISO_LEN, isrc_done, k);
+		g->isink_req[k] = new_req(g->isink, 1024, isink_done, k);
+		if (!g->isrc_req[k] || !g->isink_req[k])
+			return -USB_ENOMEM;
+	}
 	for (unsigned k = 0; k < TG_LOOP_N; k++) {
 		g->lo[k] = new_req(g->loop_out, TG_LOOP_LEN, loop_out_done, k);
 		g->li[k] = new_req(g->loop_in, TG_LOOP_LEN, loop_in_done, k);
@@ -327,6 +376,11 @@ static void tg_unbind(struct usb_configuration *c, struct usb_function *f)
 	}
 	free_req(g->intr, g->intr_req);
 	g->intr_req = NULL;
+	for (unsigned k = 0; k < 4; k++) {
+		free_req(g->isrc, g->isrc_req[k]);
+		free_req(g->isink, g->isink_req[k]);
+		g->isrc_req[k] = g->isink_req[k] = NULL;
+	}
 	usb_free_all_descriptors(f);
 }
 

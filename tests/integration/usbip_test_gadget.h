@@ -6,6 +6,9 @@
  *   ep "sink" bulk OUT: 16 KiB requests, bytes counted;
  *   ep "source" bulk IN: 16 KiB requests of a known pattern, always queued;
  *   ep "intr" interrupt IN: idle unless vendor request 0x02 queues data;
+ *   ep "isrc" isochronous IN: 4 requests of TG_ISO_LEN bytes (byte k of
+ *       request n: n + k), always queued;
+ *   ep "isink" isochronous OUT: 4 requests of 1024 bytes, counted;
  * and vendor requests to the interface (bRequestType 0x41/0xc1, wIndex 0):
  *   0x5b OUT: store the data stage (up to 4096 bytes);
  *   0x5c IN: return what 0x5b stored (up to wLength);
@@ -27,6 +30,8 @@
 #define TG_LOOP_LEN 4096
 #define TG_BIG_LEN 16384
 #define TG_CTL_LEN 4096
+#define TG_ISO_LEN 256
+#define TG_NEPS 7
 
 struct tg {
 	struct usb_composite_driver driver;
@@ -36,10 +41,12 @@ struct tg {
 	char udc[32];
 
 	struct usb_interface_descriptor intf;
-	struct usb_endpoint_descriptor fs_ep[5], hs_ep[5];
-	struct usb_descriptor_header *fs[7], *hs[7];
+	struct usb_endpoint_descriptor fs_ep[TG_NEPS], hs_ep[TG_NEPS];
+	struct usb_descriptor_header *fs[TG_NEPS + 2], *hs[TG_NEPS + 2];
 
-	struct usb_ep *loop_out, *loop_in, *sink, *source, *intr;
+	struct usb_ep *loop_out, *loop_in, *sink, *source, *intr, *isrc, *isink;
+	struct usb_request *isrc_req[4], *isink_req[4];
+	_Atomic unsigned iso_in_reqs, iso_out_reqs, iso_out_bytes;
 	struct usb_request *lo[TG_LOOP_N], *li[TG_LOOP_N];
 	struct usb_request *sink_req[2], *src_req[2], *intr_req;
 	uint8_t ctl_buf[TG_CTL_LEN];

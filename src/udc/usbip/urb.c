@@ -37,9 +37,11 @@ struct usbip__urb *usbip__urb_new(const struct usbip_header *h, bool is_iso)
 			goto fail;
 	}
 	if (is_iso) {
+		/* number_of_packets is at most 1024 (usbip__submit_payload()). */
 		urb->number_of_packets = c->number_of_packets;
 		urb->iso = calloc(urb->number_of_packets, sizeof(*urb->iso));
-		if (!urb->iso)
+		urb->pk = calloc(urb->number_of_packets, sizeof(*urb->pk));
+		if (!urb->iso || !urb->pk)
 			goto fail;
 	}
 	if (c->transfer_flags & USBIP_URB_SHORT_NOT_OK)
@@ -52,6 +54,7 @@ struct usbip__urb *usbip__urb_new(const struct usbip_header *h, bool is_iso)
 	return urb;
 
 fail:
+	free(urb->pk);
 	free(urb->iso);
 	free(urb->buf);
 	free(urb);
@@ -62,24 +65,30 @@ void usbip__urb_free(struct usbip__urb *urb)
 {
 	if (!urb)
 		return;
+	free(urb->pk);
 	free(urb->iso);
 	free(urb->buf);
 	free(urb);
 }
 
-/*
- * Isochronous URBs are parsed and answered, not yet moved through the
- * engine: every packet fails with -EXDEV so the host driver sees a clean
- * per-packet error rather than a stuck URB (docs/usbip.md, "not yet").
- */
-static void fail_iso(struct usbip__urb *urb)
+void usbip__urb_iso_finish(struct usbip__urb *urb)
 {
+	uint32_t packed = 0;
+
 	for (uint32_t i = 0; i < urb->number_of_packets; i++) {
-		urb->iso[i].actual_length = 0;
-		urb->iso[i].status = USBIP_STATUS_EXDEV;
+		struct udcx_iso_packet *p = &urb->pk[i];
+
+		urb->iso[i].actual_length = (uint32_t)p->actual;
+		urb->iso[i].status = p->status;
+		/* IN data goes on the wire packed: vhci spreads it back out to
+		 * the offsets by the descriptors (usbip_pad_iso()). */
+		if (urb->dir_in && p->actual) {
+			memmove(urb->buf + packed, urb->buf + p->offset, p->actual);
+			packed += (uint32_t)p->actual;
+		}
 	}
-	urb->x.actual = 0;
-	urb->x.status = 0;
+	if (urb->dir_in)
+		urb->x.actual = packed;
 }
 
 int usbip__urb_submit(struct usbip__dev *dev, struct usbip__urb *urb)
@@ -90,11 +99,11 @@ int usbip__urb_submit(struct usbip__dev *dev, struct usbip__urb *urb)
 	if (!ep)
 		return -USB_EPIPE;
 	if (urb->is_iso) {
-		fail_iso(urb);
-		pthread_mutex_lock(&dev->lock);
-		list_add_tail(&urb->x.node, &dev->done.urbs);
-		pthread_mutex_unlock(&dev->lock);
-		return 0;
+		for (uint32_t i = 0; i < urb->number_of_packets; i++) {
+			urb->pk[i].offset = urb->iso[i].offset;
+			urb->pk[i].length = urb->iso[i].length;
+		}
+		udcx__urb_set_iso(&urb->x, urb->pk, urb->number_of_packets);
 	}
 	pthread_mutex_lock(&dev->lock);
 	if (urb->epnum == 0) {

@@ -392,6 +392,8 @@ static int queue_ret_submit(struct usbip__conn *c, struct usbip__urb *urb)
 		return c->tx_items >= MAX_TX_ITEMS ? hostile(c, "the host does not read its replies")
 						   : -USB_ENOMEM;
 	}
+	if (urb->is_iso)
+		usbip__urb_iso_finish(urb);	/* actual becomes the packed length */
 	memset(&h, 0, sizeof(h));
 	h.command = USBIP_RET_SUBMIT;
 	h.seqnum = urb->seqnum;
@@ -588,11 +590,22 @@ static int finish_submit(struct usbip__conn *c)
 
 	c->rx_urb = NULL;
 	if (urb->is_iso) {
-		for (uint32_t i = 0; i < urb->number_of_packets; i++)
+		bool inside = true;
+
+		for (uint32_t i = 0; i < urb->number_of_packets; i++) {
+			struct usbip_iso_desc *d = &urb->iso[i];
+
 			usbip__decode_iso_desc(c->iso_buf + i * USBIP_ISO_DESC_SIZE,
-					       USBIP_ISO_DESC_SIZE, &urb->iso[i]);
+					       USBIP_ISO_DESC_SIZE, d);
+			inside = inside && d->offset <= urb->length &&
+				 d->length <= urb->length - d->offset;
+		}
 		free(c->iso_buf);
 		c->iso_buf = NULL;
+		if (!inside) {
+			usbip__urb_free(urb);
+			return hostile(c, "ISO packet outside the transfer buffer");
+		}
 	}
 	list_add_tail(&urb->conn_link, &c->urbs);
 	c->pending_bytes += urb->length;

@@ -50,6 +50,7 @@ struct usbip__urb {
 	uint32_t start_frame;
 	uint32_t number_of_packets;	/* ISO only, else 0 */
 	struct usbip_iso_desc *iso;	/* number_of_packets entries, owned */
+	struct udcx_iso_packet *pk;	/* the same packets for the engine, owned */
 };
 
 /* One endpoint of the device. */
@@ -134,8 +135,13 @@ void usbip__dev_detach(struct usbip__dev *dev, struct list_head *done_urbs);
 struct usbip__urb *usbip__urb_new(const struct usbip_header *h, bool is_iso);
 void usbip__urb_free(struct usbip__urb *urb);
 /* Submit @urb to its endpoint; whatever finishes lands in dev->done.
- * Return 0, or a negative error: answer the URB with it at once. */
+ * ISO URBs need their descriptors in urb->iso first (checked against the
+ * buffer by the caller). Return 0, or a negative error: answer the URB
+ * with it at once. */
 int usbip__urb_submit(struct usbip__dev *dev, struct usbip__urb *urb);
+/* After an ISO URB finished: per-packet results into urb->iso, and the IN
+ * data packed as the wire wants it (each packet's actual bytes in order). */
+void usbip__urb_iso_finish(struct usbip__urb *urb);
 /* Unlink: true if @urb was pending (no RET_SUBMIT may follow for it). */
 bool usbip__urb_unlink(struct usbip__dev *dev, struct usbip__urb *urb);
 /* Run ep0 and give back what finished; finished URBs of the host are moved
