@@ -140,8 +140,7 @@ struct cbw_spec hc_rw10(uint8_t op, uint32_t lba, uint16_t n, uint32_t len, uint
 	return c;
 }
 
-/* REQUEST SENSE on lun: key << 16 | asc << 8 | ascq, or -1. */
-static long sense(struct hc *hc, uint8_t lun)
+long hc_sense(struct hc *hc, uint8_t lun)
 {
 	struct cbw_spec c = hc_cmd6(SC_REQUEST_SENSE, 18, 18, DIR_IN);
 	uint8_t d[18];
@@ -168,7 +167,7 @@ bool hc_unit_ready(struct hc *hc)
 		if (hc->verbose)
 			printf("      (TEST UNIT READY: %s)\n", hc_bot_describe(&r, d, sizeof(d)));
 		if (r.csw_ok && r.status == 1) {
-			long s = sense(hc, 0);
+			long s = hc_sense(hc, 0);
 
 			if (hc->verbose)
 				printf("      (sense %06lx)\n", s);
@@ -270,7 +269,7 @@ static void check_mode_sense(struct hc *hc)
 
 static void check_sense_ok(struct hc *hc)
 {
-	long s = sense(hc, 0);
+	long s = hc_sense(hc, 0);
 
 	hc_check(hc, s == 0, "scsi.request_sense", "after good commands: %06lx (want 000000)", s);
 }
@@ -324,14 +323,14 @@ static void check_errors(struct hc *hc)
 
 	c = hc_rw10(SC_READ_10, hc->blocks, 1, 512, DIR_IN);
 	hc_bot_cmd(hc, &c, d, &r);
-	s = r.csw_ok ? sense(hc, 0) : -1;
+	s = r.csw_ok ? hc_sense(hc, 0) : -1;
 	hc_check(hc, r.csw_ok && r.status == 1 && r.residue == 512 && s == 0x052100,
 		 "scsi.read_out_of_range", "READ(10) LBA %u: %s, sense %06lx (want status 1, "
 		 "residue 512, 052100)", hc->blocks, hc_bot_describe(&r, desc, sizeof(desc)), s);
 
 	c = hc_rw10(SC_READ_10, hc->blocks - 1, 2, 1024, DIR_IN);
 	hc_bot_cmd(hc, &c, d2, &r);
-	s = r.csw_ok ? sense(hc, 0) : -1;
+	s = r.csw_ok ? hc_sense(hc, 0) : -1;
 	/* SBC checks the range first; Linux sends the blocks that exist. */
 	hc_check(hc, r.csw_ok && r.status == 1 && s == 0x052100 &&
 		     (r.data_actual == 0 || r.data_actual == 512) &&
@@ -346,7 +345,7 @@ static void check_errors(struct hc *hc)
 		 "WRITE(10) of 0 blocks: %s (want status 0)", hc_bot_describe(&r, desc, sizeof(desc)));
 
 	hc_bot_cmd(hc, &u, NULL, &r);
-	s = r.csw_ok ? sense(hc, 0) : -1;
+	s = r.csw_ok ? hc_sense(hc, 0) : -1;
 	hc_check(hc, r.csw_ok && r.status == 1 && s == 0x052000, "scsi.unknown_opcode",
 		 "opcode 0xff: %s, sense %06lx (want status 1, 052000)",
 		 hc_bot_describe(&r, desc, sizeof(desc)), s);
@@ -358,7 +357,7 @@ static void check_errors(struct hc *hc)
 		t.lun = (uint8_t)lun;
 		hc_bot_cmd(hc, &t, NULL, &r);
 		if (r.csw_ok && r.status == 1)	/* a first unit attention */
-			(void)sense(hc, (uint8_t)lun), hc_bot_cmd(hc, &t, NULL, &r);
+			(void)hc_sense(hc, (uint8_t)lun), hc_bot_cmd(hc, &t, NULL, &r);
 		snprintf(id, sizeof(id), "scsi.lun%d.tur", lun);
 		hc_check(hc, r.csw_ok && r.status == 0, id, "TEST UNIT READY LUN %d: %s", lun,
 			 hc_bot_describe(&r, desc, sizeof(desc)));
@@ -371,7 +370,7 @@ static void check_errors(struct hc *hc)
 
 		t.lun = 1;
 		hc_bot_cmd(hc, &t, NULL, &r);
-		s = r.csw_ok ? sense(hc, 1) : -1;
+		s = r.csw_ok ? hc_sense(hc, 1) : -1;
 		hc_check(hc, r.csw_ok && r.status == 1 && s == 0x052500, "scsi.lun1.tur",
 			 "TEST UNIT READY LUN 1: %s, sense %06lx (want status 1, 052500)",
 			 hc_bot_describe(&r, desc, sizeof(desc)), s);

@@ -362,6 +362,7 @@ int main(int argc, char **argv)
 		takeover(&hc);
 		hc_ch9_requests(&hc);
 		hc_bot(&hc);
+		hc_scsi(&hc);
 		hc_xfer(&hc);
 	} else {
 		hc_check(&hc, false, "desc.endpoints", "no bulk endpoint pair; "

@@ -6,7 +6,8 @@
  * The program is split by concern: host_check.c (options, the expectation
  * profiles, result reporting, device open/close), host_ch9.c (descriptors and
  * chapter-9 standard requests), host_bot.c (Bulk-Only Transport and SCSI),
- * host_xfer.c (transfers split, abandoned, or cut short by a reset).
+ * host_scsi.c (SCSI corners), host_xfer.c (transfers split, abandoned, or
+ * cut short by a reset).
  * Every check prints one line: "PASS|FAIL|KNOWN|INFO <id>: <detail>".
  * KNOWN is a failure the selected profile lists as that implementation's
  * known deviation (only the kernel's profile has any); it does not fail the
@@ -113,6 +114,16 @@ void hc_ch9_requests(struct hc *hc);
 #define SC_READ_CAPACITY	0x25
 #define SC_READ_10		0x28
 #define SC_WRITE_10		0x2a
+#define SC_READ_6		0x08
+#define SC_WRITE_6		0x0a
+#define SC_READ_12		0xa8
+#define SC_READ_16		0x88
+#define SC_WRITE_16		0x8a
+#define SC_SERVICE_ACTION_IN_16	0x9e
+#define SC_VERIFY_10		0x2f
+#define SC_SYNCHRONIZE_CACHE	0x35
+#define SC_READ_FORMAT_CAPACITIES 0x23
+#define SC_MODE_SENSE_10	0x5a
 
 
 struct cbw_spec {
@@ -142,6 +153,8 @@ void hc_build_cbw(uint8_t *cbw, uint32_t tag, const struct cbw_spec *c);
 const char *hc_bot_describe(const struct bot_res *r, char *out, size_t size);
 /* Bulk-Only Mass Storage Reset, then CLEAR_FEATURE(HALT) on both. */
 void hc_reset_recovery(struct hc *hc);
+/* REQUEST SENSE on lun: key << 16 | asc << 8 | ascq, or -1. */
+long hc_sense(struct hc *hc, uint8_t lun);
 struct cbw_spec hc_cmd6(uint8_t op, uint8_t alloc, uint32_t len, uint8_t flags);
 struct cbw_spec hc_rw10(uint8_t op, uint32_t lba, uint16_t n, uint32_t len, uint8_t flags);
 
@@ -149,6 +162,11 @@ struct cbw_spec hc_rw10(uint8_t op, uint32_t lba, uint16_t n, uint32_t len, uint
 void hc_bot(struct hc *hc);
 /* TEST UNIT READY until ready (a pending unit attention is consumed). */
 bool hc_unit_ready(struct hc *hc);
+
+/* ---- host_scsi.c --------------------------------------------------------- */
+
+/* SCSI corners hosts use: 6/12/16-byte CDBs, range overflow, eject. */
+void hc_scsi(struct hc *hc);
 
 /* ---- host_xfer.c --------------------------------------------------------- */
 
