@@ -26,8 +26,10 @@ extern "C" {
  * @fs_descriptors, @hs_descriptors, @ss_descriptors, @ssp_descriptors:
  *	NULL-terminated descriptor lists per speed (interfaces, endpoints,
  *	class descriptors, in the order sent). Usually set by
- *	usb_assign_descriptors() in bind. A speed without a list is not
- *	supported by the function; the device then does not offer it.
+ *	usb_assign_descriptors() in bind. At a speed without a list the
+ *	next slower list the function has is sent (SuperSpeedPlus -> Super
+ *	-> high -> full, as Linux does); give every speed the device may
+ *	run at its own list.
  * @config: set by usb_add_function().
  * @bind: mandatory: allocate interfaces (usb_interface_id()), endpoints
  *	(usb_ep_autoconfig()), string ids, and assign descriptors.
