@@ -168,15 +168,24 @@ static void drain_wake(struct usbip__conn *c)
 		;
 }
 
-/* Wait for @events on the socket, or a kill. Return 0, or USB_ECONNABORTED. */
+/* The op phase is one request and one reply: a peer that stalls in it
+ * for this long is dropped (it holds a thread). */
+#define OP_TIMEOUT_MS 30000
+
+/* Wait for @events on the socket, or a kill. Return 0, USB_ECONNABORTED,
+ * or USB_ETIMEDOUT. */
 static int wait_fd(struct usbip__conn *c, short events)
 {
 	for (;;) {
 		struct pollfd p[2] = { { c->fd, events, 0 }, { c->wake[0], POLLIN, 0 } };
+		int n;
 
 		if (atomic_load(&c->killed))
 			return -USB_ECONNABORTED;
-		if (poll(p, 2, -1) < 0) {
+		n = poll(p, 2, OP_TIMEOUT_MS);
+		if (n == 0)
+			return -USB_ETIMEDOUT;
+		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			return -USB_EIO;
@@ -797,6 +806,8 @@ void *usbip__conn_thread(void *arg)
 	if (rc < 0) {
 		if (rc == -USB_ENOTCONN)
 			hostile(c, "closed before a complete op header");
+		else if (rc == -USB_ETIMEDOUT)
+			hostile(c, "no op request in time");
 		goto out;
 	}
 	rc = usbip__decode_op_header(ohb, sizeof(ohb), &oh);

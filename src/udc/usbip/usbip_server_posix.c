@@ -71,10 +71,19 @@ void usbip__emit(struct usbip_server *srv, enum usbip_event_type type,
 
 /* ---- device records ------------------------------------------------------ */
 
-static struct usb_configuration *shown_config(struct usb_composite_dev *cdev)
+/* The configuration the host selected (as the connection thread last
+ * reported it, so cdev->config is not read across threads), else the first.
+ * The list itself does not change while a driver is bound. */
+static struct usb_configuration *shown_config(struct usb_composite_dev *cdev, unsigned value)
 {
-	if (cdev->config)
-		return cdev->config;
+	struct list_head *pos;
+
+	list_for_each(pos, &cdev->configs) {
+		struct usb_configuration *c = list_entry(pos, struct usb_configuration, list);
+
+		if (value && c->bConfigurationValue == value)
+			return c;
+	}
 	return list_first_entry_or_null(&cdev->configs, struct usb_configuration, list);
 }
 
@@ -123,7 +132,7 @@ int usbip__dev_describe(struct usbip__dev *dev, struct usbip_device_info *info,
 		list_for_each(pos, &cdev->configs)
 			info->bNumConfigurations++;
 	}
-	c = shown_config(cdev);
+	c = shown_config(cdev, dev->last_config);
 	if (c) {
 		info->bConfigurationValue = c->bConfigurationValue;
 		for (unsigned i = 0; i < MAX_CONFIG_INTERFACES && (unsigned)n < max; i++) {
@@ -315,6 +324,21 @@ static void format_peer(const struct sockaddr_storage *ss, socklen_t len, char *
 		snprintf(out, size, "%s:%s", host, serv);
 }
 
+/* Connections at once; more are refused (each has a thread). */
+#define MAX_CONNECTIONS 64u
+
+static unsigned count_conns(struct usbip_server *srv)
+{
+	struct list_head *pos;
+	unsigned n = 0;
+
+	pthread_mutex_lock(&srv->lock);
+	list_for_each(pos, &srv->conns)
+		n++;
+	pthread_mutex_unlock(&srv->lock);
+	return n;
+}
+
 static void accept_one(struct usbip_server *srv)
 {
 	struct sockaddr_storage ss;
@@ -330,6 +354,12 @@ static void accept_one(struct usbip_server *srv)
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	format_peer(&ss, len, peer, sizeof(peer));
+	reap(srv, false);
+	if (count_conns(srv) >= MAX_CONNECTIONS) {
+		usbip__log(srv, "%s: refused, %u connections already", peer, MAX_CONNECTIONS);
+		close(fd);
+		return;
+	}
 	c = usbip__conn_new(srv, fd, peer);
 	if (!c) {
 		usbip__log(srv, "%s: out of memory, connection refused", peer);

@@ -380,7 +380,9 @@ static void report_state(struct usbip__dev *dev)
 
 	if (config == dev->last_config)
 		return;
+	pthread_mutex_lock(&dev->lock);	/* read by DEVLIST threads */
 	dev->last_config = config;
+	pthread_mutex_unlock(&dev->lock);
 	if (config) {
 		snprintf(msg, sizeof(msg), "configured (configuration %u)", config);
 		usbip__emit(dev->server, USBIP_EVENT_CONFIGURED, dev, NULL, config, msg);
@@ -425,7 +427,9 @@ int usbip__dev_attach(struct usbip__dev *dev, unsigned devnum)
 	struct udcx_urb *setup;
 	int rc;
 
+	pthread_mutex_lock(&dev->lock);
 	dev->last_config = 0;
+	pthread_mutex_unlock(&dev->lock);
 	dev->gadget.speed = dev->server->cfg.speed;
 	pthread_mutex_lock(&dev->lock);
 	udcx__ep_set_maxpacket(&ep0->x, 64);
@@ -502,6 +506,7 @@ void usbip__dev_detach(struct usbip__dev *dev, struct list_head *done_urbs)
 	udcx__done_giveback(&done);
 	collect_urbs(&done.urbs, done_urbs);
 	dev->gadget.speed = USB_SPEED_UNKNOWN;
-	if (dev->last_config && !stopping)
-		dev->last_config = 0;
+	pthread_mutex_lock(&dev->lock);
+	dev->last_config = 0;
+	pthread_mutex_unlock(&dev->lock);
 }
