@@ -64,6 +64,7 @@ struct transcript {
 #define GET_CONFIG { 0x80, 0x08, 0, 0, 0, 0, 1, 0 }
 #define SET_INTF(i, a) { 0x01, 0x0b, a, 0, i, 0, 0, 0 }
 #define GET_INTF(i) { 0x81, 0x0a, 0, 0, i, 0, 1, 0 }
+#define SET_ADDRESS_0 { 0x00, 0x05, 0, 0, 0, 0, 0, 0 }
 
 static const struct transcript transcripts[] = {
 	/* GET_DESCRIPTOR(DEVICE) in every state, and truncated */
@@ -197,6 +198,30 @@ static const struct transcript transcripts[] = {
 	{ "set isoch delay at SuperSpeed", SS, S_ADDRESS, { { { 0x00, 0x31, 40, 0, 0, 0, 0, 0 }, 0, { 0 } } } },
 	{ "set sel at SuperSpeed", SS, S_ADDRESS, { { { 0x00, 0x30, 0, 0, 0, 0, 6, 0 }, 6, { 0 } } } },
 	{ "reserved type", HS, S_CONFIGURED, { { { 0xe0, 0x00, 0, 0, 0, 0, 2, 0 }, STALL, { 0 } } } },
+	/* the remaining state combinations */
+	{ "set interface, default", HS, S_DEFAULT, { { SET_INTF(0, 0), STALL, { 0 } } } },
+	{ "get interface, default", HS, S_DEFAULT, { { GET_INTF(0), STALL, { 0 } } } },
+	{ "status interface, default", HS, S_DEFAULT, { { GET_STATUS(1, 0), STALL, { 0 } } } },
+	{ "status ep0, default", HS, S_DEFAULT, { { GET_STATUS(2, 0), STALL, { 0 } } } },
+	{ "status ep0, configured", HS, S_CONFIGURED, { { GET_STATUS(2, 0), 2, { 0, 0 } } } },
+	{ "clear halt, default", HS, S_DEFAULT, { { CLEAR_FEATURE(2, 0, 0x81), STALL, { 0 } } } },
+	{ "clear halt ep0, address", HS, S_ADDRESS, { { CLEAR_FEATURE(2, 0, 0), 0, { 0 } } } },
+	{ "clear halt, not halted", HS, S_CONFIGURED, { { CLEAR_FEATURE(2, 0, 0x02), 0, { 0 } },
+	  { GET_STATUS(2, 0x02), 2, { 0, 0 } } } },
+	{ "remote wakeup, configured", HS, S_CONFIGURED, { { SET_FEATURE(0, 1, 0), 0, { 0 } },
+	  { GET_STATUS(0, 0), 2, { 2, 0 } } } },
+	{ "back to default by SET_ADDRESS 0", HS, S_ADDRESS, { { SET_FEATURE(0, 1, 0), 0, { 0 } },
+	  { SET_ADDRESS_0, 0, { 0 } }, { GET_STATUS(0, 0), STALL, { 0 } },
+	  { GET_DESC(1, 0, 0, 18), 18, { DEV_HS } } } },
+	{ "test mode, configured", HS, S_CONFIGURED, { { SET_FEATURE(0, 2, 0x0100), 0, { 0 } } } },
+	{ "test mode, vendor selector", HS, S_ADDRESS, { { SET_FEATURE(0, 2, 0xc000), 0, { 0 } } } },
+	{ "string, configured", HS, S_CONFIGURED, { { GET_DESC(3, 2, 0x0409, 255), 12,
+	  { 0x0c, 0x03, 'T', 0, 'h', 0, 'i', 0, 'n', 0, 'g', 0 } } } },
+	{ "qualifier, default", HS, S_DEFAULT, { { GET_DESC(6, 0, 0, 10), 10, { QUALIFIER } } } },
+	{ "other speed, configured", HS, S_CONFIGURED, { { GET_DESC(7, 0, 0, 255), 32, { OTHER_FS } } } },
+	{ "BOS, default", LPM, S_DEFAULT, { { GET_DESC(0x0f, 0, 0, 5), 5,
+	  { 0x05, 0x0f, 0x0c, 0x00, 0x01 } } } },
+	{ "set isoch delay, default", SS, S_DEFAULT, { { { 0x00, 0x31, 40, 0, 0, 0, 0, 0 }, STALL, { 0 } } } },
 	/* class and vendor routing */
 	{ "vendor to interface", HS, S_CONFIGURED, { { { 0xc1, TF_VENDOR_IN, 5, 0, 0, 0, 64, 0 }, 5,
 	  { 0, 1, 2, 3, 4 } } } },
