@@ -743,6 +743,16 @@ static void test_usbip_server_hostile_input_closes_connection(void **state)
 	/* Truncated header. */
 	put_header(b, USBIP_CMD_SUBMIT, 1, 0, sink);
 	expect_closed(b, 20, true);
+	/* Two pending URBs with one seqnum (IN on the idle interrupt endpoint). */
+	{
+		unsigned intr = tg_addr(gadgets[1].intr) & 0x0f;
+		uint8_t two[2 * USBIP_URB_HEADER_SIZE] = { 0 };
+
+		put_header(two, USBIP_CMD_SUBMIT, 9, 1, intr);
+		usbip__put_be32(two + 0x18, 64);
+		memcpy(two + USBIP_URB_HEADER_SIZE, two, USBIP_URB_HEADER_SIZE);
+		expect_closed_configured(two, sizeof(two));
+	}
 	/* Unlink of a URB never submitted. */
 	put_header(b, USBIP_CMD_UNLINK, 5, 0, 0);
 	usbip__put_be32(b + 0x14, 99);
