@@ -371,14 +371,14 @@ static void check_errors(struct hc *hc)
 		t.lun = 1;
 		hc_bot_cmd(hc, &t, NULL, &r);
 		s = r.csw_ok ? hc_sense(hc, 1) : -1;
-		hc_check(hc, r.csw_ok && r.status == 1 && s == 0x052500, "scsi.lun1.tur",
+		hc_check(hc, r.csw_ok && r.status == 1 && s == 0x052500, "scsi.missing_lun1.tur",
 			 "TEST UNIT READY LUN 1: %s, sense %06lx (want status 1, 052500)",
 			 hc_bot_describe(&r, desc, sizeof(desc)), s);
 		q.lun = 1;
 		memset(d, 0, 36);
 		hc_bot_cmd(hc, &q, d, &r);
 		hc_check(hc, r.csw_ok && r.status == 0 && r.data_actual == 36 && d[0] == 0x7f,
-			 "scsi.lun1.inquiry", "INQUIRY LUN 1: %s, byte 0 0x%02x (want 0x7f)",
+			 "scsi.missing_lun1.inquiry", "INQUIRY LUN 1: %s, byte 0 0x%02x (want 0x7f)",
 			 hc_bot_describe(&r, desc, sizeof(desc)), d[0]);
 	}
 }
