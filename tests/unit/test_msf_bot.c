@@ -357,6 +357,28 @@ static void test_msf_bot_two_configurations_share_common(void **state)
 	msf_fx_free(fx);
 }
 
+static void test_msf_bot_set_interface_resets_the_function(void **state)
+{
+	uint8_t buf[512];
+	struct msf_fx *fx = up();
+
+	(void)state;
+	assert_int_equal(usb_loopback_host_set_interface(fx->h, fx->intf, 0, MSF_TMO), 0);
+	/* The worker re-enabled the endpoints before the status stage. */
+	assert_int_equal(msf_fx_cmd(fx, 0, tur, 6, false, NULL, 0, NULL, NULL), 1);
+	assert_int_equal(msf_fx_sense(fx, 0, NULL, NULL), 0x062900);
+	assert_int_equal(msf_fx_read10(fx, 0, 2, 1, buf, 512, 0), 0);
+	assert_int_equal(buf[3], msf_fx_pat(2 * 512 + 3));
+	/* There is no alternate setting 1. */
+	assert_int_equal(usb_loopback_host_set_interface(fx->h, fx->intf, 1, MSF_TMO),
+			 -USB_EPIPE);
+	/* Class requests with bad fields stall; a good reset still works. */
+	assert_int_equal(msf_fx_class(fx, false, 0xff, 1, 0, NULL), -USB_EPIPE);
+	assert_int_equal(msf_fx_reset_recovery(fx), 0);
+	assert_int_equal(msf_fx_read10(fx, 0, 2, 1, buf, 512, 0), 0);
+	msf_fx_free(fx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -370,6 +392,7 @@ int main(void)
 		cmocka_unit_test(test_msf_bot_no_stall_when_can_stall_is_off),
 		cmocka_unit_test(test_msf_bot_full_speed),
 		cmocka_unit_test(test_msf_bot_two_configurations_share_common),
+		cmocka_unit_test(test_msf_bot_set_interface_resets_the_function),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

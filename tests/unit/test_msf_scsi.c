@@ -524,6 +524,30 @@ static void test_msf_scsi_missing_lun_and_max_lun(void **state)
 	msf_fx_free(fx);
 }
 
+static void test_msf_scsi_sixteen_luns(void **state)
+{
+	uint8_t maxlun = 0;
+	uint8_t buf[512];
+	struct msf_fx *fx = up_mem(16);
+
+	(void)state;
+	assert_int_equal(msf_fx_class(fx, true, 0xfe, 0, 1, &maxlun), 1);
+	assert_int_equal(maxlun, 15);
+	for (uint8_t lun = 0; lun < 16; lun++) {
+		assert_int_equal(msf_fx_clear_ua(fx, lun), 0);
+		memset(buf, lun, sizeof(buf));
+		assert_int_equal(msf_fx_write10(fx, lun, lun, 1, buf, 512, 0), 0);
+	}
+	/* Each LUN has its own medium. */
+	for (uint8_t lun = 0; lun < 16; lun++) {
+		assert_int_equal(msf_fx_read10(fx, lun, lun, 1, buf, 512, 0), 0);
+		assert_int_equal(buf[0], lun);
+		assert_int_equal(msf_fx_read10(fx, lun, 0, 1, buf, 512, 0), 0);
+		assert_int_equal(buf[7], lun == 0 ? 0 : msf_fx_pat(7));
+	}
+	msf_fx_free(fx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -540,6 +564,7 @@ int main(void)
 		cmocka_unit_test(test_msf_scsi_verify_sync_start_stop),
 		cmocka_unit_test(test_msf_scsi_unknown_and_refused_commands),
 		cmocka_unit_test(test_msf_scsi_missing_lun_and_max_lun),
+		cmocka_unit_test(test_msf_scsi_sixteen_luns),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
