@@ -39,3 +39,17 @@ target_link_libraries(test_usbip_msf PRIVATE usbip_test_support PkgConfig::USBIP
 set_target_properties(test_usbip_msf PROPERTIES C_EXTENSIONS OFF)
 add_test(NAME test_usbip_msf COMMAND test_usbip_msf)
 set_tests_properties(test_usbip_msf PROPERTIES LABELS integration TIMEOUT 180)
+
+# Both C suites again under valgrind memcheck (label "valgrind" only, the
+# stage scripts/test.sh runs on its own).
+find_program(USBIP_VALGRIND valgrind)
+if(USBIP_VALGRIND AND NOT COMPOSITE_SANITIZE)
+  foreach(t test_usbip_server test_usbip_msf)
+    add_test(NAME ${t}_valgrind
+             COMMAND ${USBIP_VALGRIND} --quiet --error-exitcode=97 --leak-check=full
+                     --errors-for-leak-kinds=definite,indirect --track-fds=no
+                     $<TARGET_FILE:${t}>)
+    set_tests_properties(${t}_valgrind PROPERTIES LABELS valgrind TIMEOUT 900
+                         ENVIRONMENT "COMPOSITE_UNDER_VALGRIND=1")
+  endforeach()
+endif()
