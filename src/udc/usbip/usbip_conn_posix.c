@@ -4,7 +4,8 @@
  * stream of that device.
  *
  * Owns the socket, a wake pipe, the receive state, the transmit queue and
- * every URB the host submitted and has not yet been answered. In the URB
+ * every URB the host submitted and has not yet been answered (the op
+ * phase's requests are answered by usbip_op_posix.c). In the URB
  * phase the thread is the gadget's event context: a poll loop that always
  * reads the socket (vhci's sender must never block on us), drains the
  * wake pipe written by ep ops from any thread, answers what the transfer
@@ -41,35 +42,6 @@ struct tx_item {
 	uint8_t *iso;		/* owned */
 	size_t iso_len;
 	size_t sent;
-};
-
-enum rx_stage { RX_HEADER, RX_DATA, RX_ISO };
-
-struct usbip__conn {
-	struct list_head srv_link;
-	struct usbip_server *srv;
-	int fd;
-	int wake[2];
-	char peer[64];
-	pthread_t thread;
-	atomic_bool killed;
-	atomic_bool finished;
-	struct usbip__dev *dev;		/* imported device, or NULL */
-	struct list_head urbs;		/* unanswered URBs, via conn_link */
-	size_t pending_bytes;
-	bool seen_seqnum;
-	uint32_t max_seqnum;
-	/* receive state */
-	enum rx_stage stage;
-	uint8_t hdr[USBIP_URB_HEADER_SIZE];
-	size_t got;
-	struct usbip_header h;
-	struct usbip__urb *rx_urb;
-	uint32_t rx_data, rx_iso;
-	uint8_t *iso_buf;
-	/* transmit queue */
-	struct list_head txq;
-	size_t tx_items;
 };
 
 struct usbip__conn *usbip__conn_new(struct usbip_server *srv, int fd, const char *peer)
@@ -148,7 +120,7 @@ void usbip__conn_join_free(struct usbip__conn *conn)
 }
 
 /* A protocol violation: log it, tell the program, end the connection. */
-static int hostile(struct usbip__conn *c, const char *what)
+int usbip__conn_hostile(struct usbip__conn *c, const char *what)
 {
 	char msg[160];
 
@@ -156,194 +128,6 @@ static int hostile(struct usbip__conn *c, const char *what)
 	usbip__log(c->srv, "%s", msg);
 	usbip__emit(c->srv, USBIP_EVENT_PROTOCOL_ERROR, c->dev, c->peer, 0, msg);
 	return -USB_EPROTO;
-}
-
-/* ---- op phase: exact blocking reads and writes, interruptible ---------- */
-
-static void drain_wake(struct usbip__conn *c)
-{
-	char buf[64];
-
-	while (read(c->wake[0], buf, sizeof(buf)) > 0)
-		;
-}
-
-/* The op phase is one request and one reply: a peer that stalls in it
- * for this long is dropped (it holds a thread). */
-#define OP_TIMEOUT_MS 30000
-
-/* Wait for @events on the socket, or a kill. Return 0, USB_ECONNABORTED,
- * or USB_ETIMEDOUT. */
-static int wait_fd(struct usbip__conn *c, short events)
-{
-	for (;;) {
-		struct pollfd p[2] = { { c->fd, events, 0 }, { c->wake[0], POLLIN, 0 } };
-		int n;
-
-		if (atomic_load(&c->killed))
-			return -USB_ECONNABORTED;
-		n = poll(p, 2, OP_TIMEOUT_MS);
-		if (n == 0)
-			return -USB_ETIMEDOUT;
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -USB_EIO;
-		}
-		if (p[1].revents)
-			drain_wake(c);
-		if (atomic_load(&c->killed))
-			return -USB_ECONNABORTED;
-		if (p[0].revents)
-			return 0;
-	}
-}
-
-/* Read exactly @len bytes. Return 0; USB_ENOTCONN on EOF (before or
- * within the message); USB_ECONNRESET / USB_EIO on errors. */
-static int read_exact(struct usbip__conn *c, void *buf, size_t len)
-{
-	size_t got = 0;
-
-	while (got < len) {
-		ssize_t n = recv(c->fd, (uint8_t *)buf + got, len - got, 0);
-
-		if (n > 0) {
-			got += (size_t)n;
-			continue;
-		}
-		if (n == 0)
-			return -USB_ENOTCONN;
-		if (errno == EINTR)
-			continue;
-		if (errno == EAGAIN || errno == EWOULDBLOCK) {
-			int rc = wait_fd(c, POLLIN);
-
-			if (rc < 0)
-				return rc;
-			continue;
-		}
-		return errno == ECONNRESET ? -USB_ECONNRESET : -USB_EIO;
-	}
-	return 0;
-}
-
-static int write_exact(struct usbip__conn *c, const void *buf, size_t len)
-{
-	size_t sent = 0;
-
-	while (sent < len) {
-		ssize_t n = send(c->fd, (const uint8_t *)buf + sent, len - sent, MSG_NOSIGNAL);
-
-		if (n >= 0) {
-			sent += (size_t)n;
-			continue;
-		}
-		if (errno == EINTR)
-			continue;
-		if (errno == EAGAIN || errno == EWOULDBLOCK) {
-			int rc = wait_fd(c, POLLOUT);
-
-			if (rc < 0)
-				return rc;
-			continue;
-		}
-		return -USB_EIO;
-	}
-	return 0;
-}
-
-static int reply_devlist(struct usbip__conn *c)
-{
-	struct usbip_server *srv = c->srv;
-	/* Worst case: every device with MAX_CONFIG_INTERFACES interfaces. */
-	size_t cap = USBIP_OP_HEADER_SIZE + 4 +
-		     USBIP_MAX_DEVICES * (USBIP_DEVICE_SIZE + MAX_CONFIG_INTERFACES * USBIP_INTERFACE_SIZE);
-	uint8_t *buf = malloc(cap);
-	struct usbip_op_header oh = { USBIP_VERSION, USBIP_OP_REP_DEVLIST, USBIP_ST_OK };
-	size_t off = USBIP_OP_HEADER_SIZE + 4;
-	uint32_t ndev = 0;
-	int rc;
-
-	if (!buf)
-		return -USB_ENOMEM;
-	usbip__encode_op_header(buf, cap, &oh);
-	for (unsigned i = 0; i < srv->ndev; i++) {
-		struct usbip_device_info info;
-		struct usbip_interface_info intf[MAX_CONFIG_INTERFACES];
-		int n = usbip__dev_describe(srv->devs[i], &info, intf, MAX_CONFIG_INTERFACES);
-
-		if (n < 0)
-			continue;	/* nothing bound: not offered */
-		usbip__encode_device(buf + off, cap - off, &info);
-		off += USBIP_DEVICE_SIZE;
-		for (int k = 0; k < n; k++) {
-			usbip__encode_interface(buf + off, cap - off, &intf[k]);
-			off += USBIP_INTERFACE_SIZE;
-		}
-		ndev++;
-	}
-	usbip__put_be32(buf + USBIP_OP_HEADER_SIZE, ndev);
-	rc = write_exact(c, buf, off);
-	free(buf);
-	return rc;
-}
-
-static struct usbip__dev *find_dev(struct usbip_server *srv, const char *busid)
-{
-	for (unsigned i = 0; i < srv->ndev; i++)
-		if (strcmp(srv->devs[i]->busid, busid) == 0)
-			return srv->devs[i];
-	return NULL;
-}
-
-/* OP_REQ_IMPORT. Return 0 with c->dev claimed, 1 when refused (the reply
- * was sent), or a negative error. */
-static int handle_import(struct usbip__conn *c)
-{
-	uint8_t body[USBIP_BUSID_SIZE];
-	uint8_t out[USBIP_OP_HEADER_SIZE + USBIP_DEVICE_SIZE];
-	struct usbip_op_header oh = { USBIP_VERSION, USBIP_OP_REP_IMPORT, USBIP_ST_OK };
-	struct usbip_device_info info;
-	struct usbip_interface_info intf[MAX_CONFIG_INTERFACES];
-	char busid[USBIP_BUSID_SIZE];
-	struct usbip__dev *dev;
-	int rc;
-
-	rc = read_exact(c, body, sizeof(body));
-	if (rc < 0)
-		return rc == -USB_ENOTCONN ? hostile(c, "truncated OP_REQ_IMPORT") : rc;
-	if (usbip__decode_import_request(body, sizeof(body), busid) < 0)
-		return hostile(c, "OP_REQ_IMPORT busid not terminated");
-	dev = find_dev(c->srv, busid);
-	if (!dev) {
-		oh.status = USBIP_ST_NODEV;
-	} else {
-		rc = usbip__dev_claim(dev, c);
-		if (rc == -USB_EBUSY)
-			oh.status = USBIP_ST_DEV_BUSY;
-		else if (rc < 0)
-			oh.status = USBIP_ST_NODEV;
-		else if (usbip__dev_describe(dev, &info, intf, MAX_CONFIG_INTERFACES) < 0) {
-			usbip__dev_release(dev);
-			oh.status = USBIP_ST_NODEV;
-		}
-	}
-	usbip__encode_op_header(out, sizeof(out), &oh);
-	if (oh.status != USBIP_ST_OK) {
-		usbip__log(c->srv, "%s: import of \"%s\" refused: %s", c->peer, busid,
-			   usbip__op_status_name(oh.status));
-		rc = write_exact(c, out, USBIP_OP_HEADER_SIZE);
-		return rc < 0 ? rc : 1;
-	}
-	usbip__encode_device(out + USBIP_OP_HEADER_SIZE, sizeof(out) - USBIP_OP_HEADER_SIZE, &info);
-	rc = write_exact(c, out, sizeof(out));
-	if (rc < 0) {
-		usbip__dev_release(dev);
-		return rc;
-	}
-	c->dev = dev;
-	return 0;
 }
 
 /* ---- URB phase: transmit queue ----------------------------------------- */
@@ -368,7 +152,7 @@ static int queue_ret_unlink(struct usbip__conn *c, uint32_t seqnum, int status)
 	struct usbip_header h;
 
 	if (c->tx_items >= MAX_TX_ITEMS)
-		return hostile(c, "the host does not read its replies");
+		return usbip__conn_hostile(c, "the host does not read its replies");
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return -USB_ENOMEM;
@@ -398,7 +182,7 @@ static int queue_ret_submit(struct usbip__conn *c, struct usbip__urb *urb)
 	if (!t) {
 		c->pending_bytes -= urb->length;
 		usbip__urb_free(urb);
-		return c->tx_items >= MAX_TX_ITEMS ? hostile(c, "the host does not read its replies")
+		return c->tx_items >= MAX_TX_ITEMS ? usbip__conn_hostile(c, "the host does not read its replies")
 						   : -USB_ENOMEM;
 	}
 	if (urb->is_iso)
@@ -538,7 +322,7 @@ static int handle_unlink(struct usbip__conn *c, const struct usbip_header *h)
 	int rc;
 
 	if (!urb && (!c->seen_seqnum || seq_after(target, c->max_seqnum)))
-		return hostile(c, "CMD_UNLINK of a URB never submitted");
+		return usbip__conn_hostile(c, "CMD_UNLINK of a URB never submitted");
 	note_seqnum(c, h->seqnum);
 	if (urb && usbip__urb_unlink(c->dev, urb)) {
 		list_del_init(&urb->conn_link);
@@ -564,27 +348,27 @@ static int begin_submit(struct usbip__conn *c)
 	int rc;
 
 	if (find_urb(c, h->seqnum))
-		return hostile(c, "CMD_SUBMIT with the seqnum of a pending URB");
+		return usbip__conn_hostile(c, "CMD_SUBMIT with the seqnum of a pending URB");
 	rc = usbip__submit_payload(h, is_iso, (uint32_t)cfg->max_urb_bytes, &data, &iso);
 	if (rc == -USB_EMSGSIZE) {
 		snprintf(msg, sizeof(msg), "transfer_buffer_length %u over the cap of %zu",
 			 h->u.cmd_submit.transfer_buffer_length, cfg->max_urb_bytes);
-		return hostile(c, msg);
+		return usbip__conn_hostile(c, msg);
 	}
 	if (rc < 0)
-		return hostile(c, is_iso ? "bad ISO packet count" :
+		return usbip__conn_hostile(c, is_iso ? "bad ISO packet count" :
 					   "ISO packet descriptors on a non-ISO endpoint");
 	if (c->pending_bytes + h->u.cmd_submit.transfer_buffer_length > cfg->max_pending_bytes)
-		return hostile(c, "too much URB data pending");
+		return usbip__conn_hostile(c, "too much URB data pending");
 	c->rx_urb = usbip__urb_new(h, is_iso);
 	if (!c->rx_urb)
-		return hostile(c, "out of memory for a URB");
+		return usbip__conn_hostile(c, "out of memory for a URB");
 	c->rx_data = data;
 	c->rx_iso = iso;
 	if (iso) {
 		c->iso_buf = malloc(iso);
 		if (!c->iso_buf)
-			return hostile(c, "out of memory for ISO descriptors");
+			return usbip__conn_hostile(c, "out of memory for ISO descriptors");
 	}
 	note_seqnum(c, h->seqnum);
 	return 0;
@@ -613,7 +397,7 @@ static int finish_submit(struct usbip__conn *c)
 		c->iso_buf = NULL;
 		if (!inside) {
 			usbip__urb_free(urb);
-			return hostile(c, "ISO packet outside the transfer buffer");
+			return usbip__conn_hostile(c, "ISO packet outside the transfer buffer");
 		}
 	}
 	list_add_tail(&urb->conn_link, &c->urbs);
@@ -645,7 +429,7 @@ static int on_header(struct usbip__conn *c)
 	if (rc < 0) {
 		snprintf(msg, sizeof(msg), "malformed URB header (command 0x%08x)",
 			 usbip__get_be32(c->hdr));
-		return hostile(c, msg);
+		return usbip__conn_hostile(c, msg);
 	}
 	switch (c->h.command) {
 	case USBIP_CMD_UNLINK:
@@ -656,12 +440,12 @@ static int on_header(struct usbip__conn *c)
 			return rc;
 		if (c->rx_data == 0 && c->rx_iso == 0)
 			return finish_submit(c);
-		c->stage = c->rx_data ? RX_DATA : RX_ISO;
+		c->stage = c->rx_data ? USBIP_RX_DATA : USBIP_RX_ISO;
 		return 0;
 	default:
 		snprintf(msg, sizeof(msg), "unexpected %s from the host",
 			 usbip__command_name(c->h.command));
-		return hostile(c, msg);
+		return usbip__conn_hostile(c, msg);
 	}
 }
 
@@ -677,11 +461,11 @@ static int rx_some(struct usbip__conn *c)
 		int rc = 0;
 
 		switch (c->stage) {
-		case RX_HEADER:
+		case USBIP_RX_HEADER:
 			dst = c->hdr + c->got;
 			want = sizeof(c->hdr) - c->got;
 			break;
-		case RX_DATA:
+		case USBIP_RX_DATA:
 			dst = c->rx_urb->buf + c->got;
 			want = c->rx_data - c->got;
 			break;
@@ -692,8 +476,8 @@ static int rx_some(struct usbip__conn *c)
 		}
 		n = recv(c->fd, dst, want, 0);
 		if (n == 0) {
-			if (c->stage != RX_HEADER || c->got != 0)
-				return hostile(c, "connection closed in the middle of a PDU");
+			if (c->stage != USBIP_RX_HEADER || c->got != 0)
+				return usbip__conn_hostile(c, "connection closed in the middle of a PDU");
 			return 1;
 		}
 		if (n < 0) {
@@ -708,19 +492,19 @@ static int rx_some(struct usbip__conn *c)
 			continue;
 		c->got = 0;
 		switch (c->stage) {
-		case RX_HEADER:
+		case USBIP_RX_HEADER:
 			rc = on_header(c);
 			break;
-		case RX_DATA:
+		case USBIP_RX_DATA:
 			if (c->rx_iso) {
-				c->stage = RX_ISO;
+				c->stage = USBIP_RX_ISO;
 				break;
 			}
-			c->stage = RX_HEADER;
+			c->stage = USBIP_RX_HEADER;
 			rc = finish_submit(c);
 			break;
 		default:
-			c->stage = RX_HEADER;
+			c->stage = USBIP_RX_HEADER;
 			rc = finish_submit(c);
 			break;
 		}
@@ -749,7 +533,7 @@ static void serve_urbs(struct usbip__conn *c)
 			break;
 		}
 		if (p[1].revents)
-			drain_wake(c);
+			usbip__conn_drain_wake(c);
 		if (atomic_load(&c->killed))
 			break;
 		if (p[0].revents & (POLLIN | POLLHUP | POLLERR))
@@ -802,26 +586,26 @@ void *usbip__conn_thread(void *arg)
 	char msg[160];
 	int rc;
 
-	rc = read_exact(c, ohb, sizeof(ohb));
+	rc = usbip__op_read(c, ohb, sizeof(ohb));
 	if (rc < 0) {
 		if (rc == -USB_ENOTCONN)
-			hostile(c, "closed before a complete op header");
+			usbip__conn_hostile(c, "closed before a complete op header");
 		else if (rc == -USB_ETIMEDOUT)
-			hostile(c, "no op request in time");
+			usbip__conn_hostile(c, "no op request in time");
 		goto out;
 	}
 	rc = usbip__decode_op_header(ohb, sizeof(ohb), &oh);
 	if (rc < 0) {
 		snprintf(msg, sizeof(msg), "unsupported protocol version 0x%04x", oh.version);
-		hostile(c, msg);
+		usbip__conn_hostile(c, msg);
 		goto out;
 	}
 	switch (oh.code) {
 	case USBIP_OP_REQ_DEVLIST:
-		rc = reply_devlist(c);
+		rc = usbip__op_devlist(c);
 		break;
 	case USBIP_OP_REQ_IMPORT:
-		rc = handle_import(c);
+		rc = usbip__op_import(c);
 		if (rc != 0)
 			break;
 		usbip__log(c->srv, "%s imported %s", c->peer, c->dev->busid);
@@ -845,7 +629,7 @@ void *usbip__conn_thread(void *arg)
 		break;
 	default:
 		snprintf(msg, sizeof(msg), "unknown op code 0x%04x", oh.code);
-		hostile(c, msg);
+		usbip__conn_hostile(c, msg);
 		break;
 	}
 out:

@@ -7,8 +7,9 @@
  *   the devices and the connections.
  * - struct usbip__dev (usbip_udc.c) is one exported device: the UDC (an
  *   embedded usb_gadget with ep0 and 30 data endpoints) and its lock.
- * - struct usbip__conn (usbip_conn_posix.c) is one TCP connection; once it
- *   imports a device its thread is that gadget's event context.
+ * - struct usbip__conn (usbip_conn_posix.c; its op phase in
+ *   usbip_op_posix.c) is one TCP connection; once it imports a device its
+ *   thread is that gadget's event context.
  * - struct usbip__urb (urb.c) is one submitted URB, owned by the
  *   connection; while pending it is a host transfer of the transfer
  *   engine (src/udc/common/xfer.h) on its endpoint.
@@ -23,6 +24,7 @@
 #define USBIP_PRIV_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -150,7 +152,51 @@ void usbip__dev_process(struct usbip__dev *dev, struct list_head *done_urbs);
 /* Is @num/@dir_in an isochronous endpoint right now? */
 bool usbip__dev_ep_is_iso(struct usbip__dev *dev, unsigned num, bool dir_in);
 
+/* One connection (usbip_conn_posix.c owns it; usbip_op_posix.c reads it). */
+enum usbip__rx_stage { USBIP_RX_HEADER, USBIP_RX_DATA, USBIP_RX_ISO };
+
+struct usbip__conn {
+	struct list_head srv_link;
+	struct usbip_server *srv;
+	int fd;
+	int wake[2];
+	char peer[64];
+	pthread_t thread;
+	atomic_bool killed;
+	atomic_bool finished;
+	struct usbip__dev *dev;		/* imported device, or NULL */
+	struct list_head urbs;		/* unanswered URBs, via conn_link */
+	size_t pending_bytes;
+	bool seen_seqnum;
+	uint32_t max_seqnum;
+	/* receive state */
+	enum usbip__rx_stage stage;
+	uint8_t hdr[USBIP_URB_HEADER_SIZE];
+	size_t got;
+	struct usbip_header h;
+	struct usbip__urb *rx_urb;
+	uint32_t rx_data, rx_iso;
+	uint8_t *iso_buf;
+	/* transmit queue */
+	struct list_head txq;
+	size_t tx_items;
+};
+
+/* usbip_op_posix.c */
+/* Read exactly @len bytes (op phase). Return 0; USB_ENOTCONN on EOF;
+ * USB_ETIMEDOUT, USB_ECONNABORTED (killed), USB_ECONNRESET, USB_EIO. */
+int usbip__op_read(struct usbip__conn *c, void *buf, size_t len);
+/* Answer OP_REQ_DEVLIST. Return 0 or a negative error. */
+int usbip__op_devlist(struct usbip__conn *c);
+/* Answer OP_REQ_IMPORT (its body is read here). Return 0 with c->dev
+ * claimed, 1 when refused (the reply was sent), or a negative error. */
+int usbip__op_import(struct usbip__conn *c);
+/* Empty the wake pipe. */
+void usbip__conn_drain_wake(struct usbip__conn *c);
+
 /* usbip_conn_posix.c */
+/* A protocol violation: log, event, and USB_EPROTO to end the connection. */
+int usbip__conn_hostile(struct usbip__conn *c, const char *what);
 struct usbip__conn *usbip__conn_new(struct usbip_server *srv, int fd, const char *peer);
 /* The connection's thread body, and starting it. */
 void *usbip__conn_thread(void *arg);
