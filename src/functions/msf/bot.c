@@ -25,7 +25,9 @@ int msf__sleep_locked(struct fsg_common *common, bool can_freeze)
 	(void)can_freeze;
 	if (msf__exception_pending(common))
 		return -USB_EINTR;
+	common->wait_any = true;
 	msf__os_wait(common->os);
+	common->wait_any = false;
 	return msf__exception_pending(common) ? -USB_EINTR : 0;
 }
 
@@ -36,12 +38,33 @@ int msf__wait_buf(struct fsg_common *common, struct msf__buffhd *bh,
 
 	msf__os_lock(common->os);
 	while (bh->state != state) {
-		rc = msf__sleep_locked(common, true);
-		if (rc)
+		if (msf__exception_pending(common)) {
+			rc = -USB_EINTR;
 			break;
+		}
+		/* Completions of other buffers need not wake us (see msf.c). */
+		common->wait_bh = bh;
+		msf__os_wait(common->os);
+		common->wait_bh = NULL;
 	}
 	msf__os_unlock(common->os);
 	return rc;
+}
+
+enum msf__buf_state msf__buf_state(struct fsg_common *common, struct msf__buffhd *bh)
+{
+	enum msf__buf_state st;
+
+	msf__os_lock(common->os);
+	st = bh->state;
+	msf__os_unlock(common->os);
+	return st;
+}
+
+void msf__wake_for(struct fsg_common *common, struct msf__buffhd *bh)
+{
+	if (common->wait_any || common->wait_bh == bh || common->wait_bh == NULL)
+		msf__os_wake(common->os);
 }
 
 void msf__raise_exception(struct fsg_common *common, enum msf__state state)
@@ -260,13 +283,12 @@ static int throw_away_data(struct fsg_common *common)
 
 	for (;;) {
 		bh = common->next_buffhd_to_drain;
-		if (bh->state == MSF_BUF_EMPTY && common->usb_amount_left == 0 &&
-		    !bh->outreq_busy)
+		if (msf__buf_state(common, bh) == MSF_BUF_EMPTY && common->usb_amount_left == 0)
 			return 0;
 
 		/* Keep requests queued while there is more to come. */
 		bh2 = common->next_buffhd_to_fill;
-		if (bh2->state == MSF_BUF_EMPTY && common->usb_amount_left > 0) {
+		if (common->usb_amount_left > 0 && msf__buf_state(common, bh2) == MSF_BUF_EMPTY) {
 			amount = common->usb_amount_left < common->buflen ?
 				 common->usb_amount_left : common->buflen;
 			msf__set_bulk_out_req_length(common, bh2, amount);
@@ -433,7 +455,9 @@ static void handle_exception(struct fsg_common *common)
 					common->buffhds[i].outreq_busy;
 			if (!busy)
 				break;
+			common->wait_any = true;
 			msf__os_wait(common->os);
+			common->wait_any = false;
 		}
 		msf__os_unlock(common->os);
 		if (fsg->bulk_in_enabled)

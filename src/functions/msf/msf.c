@@ -31,7 +31,7 @@ void msf__bulk_in_complete(struct usb_ep *ep, struct usb_request *req)
 	msf__os_lock(common->os);
 	bh->inreq_busy = false;
 	bh->state = MSF_BUF_EMPTY;
-	msf__os_wake(common->os);
+	msf__wake_for(common, bh);
 	msf__os_unlock(common->os);
 }
 
@@ -44,7 +44,7 @@ void msf__bulk_out_complete(struct usb_ep *ep, struct usb_request *req)
 	msf__os_lock(common->os);
 	bh->outreq_busy = false;
 	bh->state = MSF_BUF_FULL;
-	msf__os_wake(common->os);
+	msf__wake_for(common, bh);
 	msf__os_unlock(common->os);
 }
 

@@ -161,6 +161,9 @@ struct fsg_common {
 	bool worker_done;		/* the worker left its loop */
 	bool free_by_worker;		/* released from the worker: it frees */
 	bool releasing;			/* the last reference is gone */
+	/* What the worker sleeps on (under the lock): one buffer, or anything. */
+	struct msf__buffhd *wait_bh;
+	bool wait_any;
 
 	/* Buffer ring. */
 	unsigned fsg_num_buffers;
@@ -207,6 +210,10 @@ bool msf__start_out_transfer(struct fsg_common *common, struct msf__buffhd *bh);
 void msf__set_bulk_out_req_length(struct fsg_common *common,
 				  struct msf__buffhd *bh, uint32_t length);
 bool msf__exception_pending(struct fsg_common *common);
+/* @bh's state, read under the lock. */
+enum msf__buf_state msf__buf_state(struct fsg_common *common, struct msf__buffhd *bh);
+/* Completion of @bh (lock held): wake the worker if it waits for it. */
+void msf__wake_for(struct fsg_common *common, struct msf__buffhd *bh);
 /* Stall bulk-IN once its queued data went out. */
 int msf__halt_bulk_in(struct fsg_common *common);
 int msf__halt_bulk_out(struct fsg_common *common);

@@ -119,7 +119,7 @@ int msf__do_write(struct fsg_common *common, uint64_t lba, uint64_t blocks, bool
 
 		/* Queue OUT requests on every free buffer while data is due. */
 		bh = common->next_buffhd_to_fill;
-		if (bh->state == MSF_BUF_EMPTY && get_some_more) {
+		if (get_some_more && msf__buf_state(common, bh) == MSF_BUF_EMPTY) {
 			amount = min_u32_u64(common->buflen, amount_left_to_req);
 			amount_left_to_req -= amount;
 			if (amount_left_to_req == 0)
@@ -134,7 +134,7 @@ int msf__do_write(struct fsg_common *common, uint64_t lba, uint64_t blocks, bool
 
 		/* Write the oldest full buffer. */
 		bh = common->next_buffhd_to_drain;
-		if (bh->state == MSF_BUF_EMPTY && !get_some_more)
+		if (!get_some_more && msf__buf_state(common, bh) == MSF_BUF_EMPTY)
 			break;		/* nothing queued any more */
 		rc = msf__wait_buf(common, bh, MSF_BUF_FULL);
 		if (rc)
