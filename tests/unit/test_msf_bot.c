@@ -329,6 +329,38 @@ static void test_msf_bot_full_speed(void **state)
 	msf_fx_free(fx);
 }
 
+static void test_msf_bot_super_speed(void **state)
+{
+	uint8_t *buf = malloc(130 * 512);
+	struct msf_fx *fx = msf_fx_new_max(USB_SPEED_SUPER);
+	int x;
+	uint32_t residue;
+	uint8_t wr[10] = { 0x2a, 0, 0, 0, 0, 0, 0, 0, 130, 0 };
+
+	(void)state;
+	assert_non_null(buf);
+	fx->cfg.luns[0].backend = msf_fx_mem(BLOCKS, 512);
+	fx->cfg.buflen = 4608;	/* not a multiple of 1024: OUT requests are cut */
+	msf_fx_up(fx, USB_SPEED_SUPER);
+	assert_int_equal(fx->maxpacket, 1024);
+	assert_int_equal(msf_fx_clear_ua(fx, 0), 0);
+	for (unsigned i = 0; i < 130 * 512; i++)
+		buf[i] = (uint8_t)(i * 11u);
+	assert_int_equal(msf_fx_cmd(fx, 0, wr, 10, false, buf, 130 * 512, &x, &residue), 0);
+	assert_int_equal(residue, 0);
+	memset(buf, 0, 130 * 512);
+	assert_int_equal(msf_fx_read10(fx, 0, 0, 130, buf, 130 * 512, 0), 0);
+	for (unsigned i = 0; i < 130 * 512; i++)
+		assert_int_equal(buf[i], (uint8_t)(i * 11u));
+	/* Case 5 at 1024-byte packets: 512 bytes (short), stall, residue. */
+	assert_int_equal(msf_fx_cmd(fx, 0, read1, 10, true, buf, 2048, &x, &residue), 0);
+	assert_int_equal(x, 512);
+	assert_int_equal(residue, 1536);
+	assert_true(fx->csw_stalled);
+	free(buf);
+	msf_fx_free(fx);
+}
+
 static void test_msf_bot_two_configurations_share_common(void **state)
 {
 	uint8_t buf[512];
@@ -391,6 +423,7 @@ int main(void)
 		cmocka_unit_test(test_msf_bot_disconnect_in_the_middle_and_reconnect),
 		cmocka_unit_test(test_msf_bot_no_stall_when_can_stall_is_off),
 		cmocka_unit_test(test_msf_bot_full_speed),
+		cmocka_unit_test(test_msf_bot_super_speed),
 		cmocka_unit_test(test_msf_bot_two_configurations_share_common),
 		cmocka_unit_test(test_msf_bot_set_interface_resets_the_function),
 	};

@@ -55,6 +55,12 @@ int msf_fx_set_config(struct msf_fx *fx, uint8_t value)
 
 struct msf_fx *msf_fx_new(void)
 {
+	return msf_fx_new_max(USB_SPEED_HIGH);
+}
+
+struct msf_fx *msf_fx_new_max(enum usb_device_speed max)
+{
+	struct usb_loopback_host_config hc = { .max_speed = max };
 	struct msf_fx *fx;
 
 	if (current)
@@ -62,15 +68,15 @@ struct msf_fx *msf_fx_new(void)
 	fx = calloc(1, sizeof(*fx));
 	assert_non_null(fx);
 	current = fx;
-	assert_int_equal(usb_loopback_host_create(NULL, &fx->h), 0);
+	assert_int_equal(usb_loopback_host_create(&hc, &fx->h), 0);
 	fx->dd.bLength = USB_DT_DEVICE_SIZE;
 	fx->dd.bDescriptorType = USB_DT_DEVICE;
-	fx->dd.bcdUSB = cpu_to_le16(0x0200);
+	fx->dd.bcdUSB = cpu_to_le16(max >= USB_SPEED_SUPER ? 0x0300 : 0x0200);
 	fx->dd.idVendor = cpu_to_le16(0x0525);
 	fx->dd.idProduct = cpu_to_le16(0xa4a5);
 	fx->driver.name = "g_mass_storage-test";
 	fx->driver.dev = &fx->dd;
-	fx->driver.max_speed = USB_SPEED_HIGH;
+	fx->driver.max_speed = max;
 	fx->driver.udc_name = "loopback.0";
 	fx->driver.bind = fx_driver_bind;
 	fx->config.label = "msf";

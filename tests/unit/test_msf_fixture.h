@@ -37,6 +37,8 @@ struct msf_fx {
 
 /* Defaults in fx->cfg: one LUN, can_stall; nothing is bound yet. */
 struct msf_fx *msf_fx_new(void);
+/* As msf_fx_new() with a controller (and driver) of speed @max. */
+struct msf_fx *msf_fx_new_max(enum usb_device_speed max);
 /* Probe, enumerate at @speed and configure. Asserts success. */
 void msf_fx_up(struct msf_fx *fx, enum usb_device_speed speed);
 /* Probe only; returns the probe result (bind errors). */

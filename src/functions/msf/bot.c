@@ -134,8 +134,8 @@ void msf__set_bulk_out_req_length(struct fsg_common *common,
 	/* OUT requests are whole packets; buflen is a multiple of 512. */
 	if (rem)
 		length += mp - rem;
-	if (length > common->buflen)
-		length = common->buflen;
+	if (length > common->xfer_buflen)
+		length = common->xfer_buflen;
 	bh->outreq->length = length;
 	bh->outreq->short_not_ok = 0;
 }
@@ -289,8 +289,8 @@ static int throw_away_data(struct fsg_common *common)
 		/* Keep requests queued while there is more to come. */
 		bh2 = common->next_buffhd_to_fill;
 		if (common->usb_amount_left > 0 && msf__buf_state(common, bh2) == MSF_BUF_EMPTY) {
-			amount = common->usb_amount_left < common->buflen ?
-				 common->usb_amount_left : common->buflen;
+			amount = common->usb_amount_left < common->xfer_buflen ?
+				 common->usb_amount_left : common->xfer_buflen;
 			msf__set_bulk_out_req_length(common, bh2, amount);
 			if (!msf__start_out_transfer(common, bh2))
 				return -USB_EIO;

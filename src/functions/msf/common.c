@@ -128,6 +128,7 @@ int fsg_common_init(struct fsg_common **out, struct usb_composite_dev *cdev,
 	common->state = MSF_STATE_NORMAL;
 	common->fsg_num_buffers = nbuf;
 	common->buflen = buflen;
+	common->xfer_buflen = buflen;
 
 	rc = msf__os_create(&common->os);
 	if (rc)
@@ -256,8 +257,22 @@ int msf__do_set_interface(struct fsg_common *common, struct fsg_dev *new_fsg)
 	fsg->bulk_out_enabled = true;
 	common->bulk_out_maxpacket = fsg->bulk_out->desc ?
 		(unsigned)usb_endpoint_maxp(fsg->bulk_out->desc) : fsg->bulk_out->maxpacket;
-	if (common->bulk_out_maxpacket == 0 || common->buflen % common->bulk_out_maxpacket)
+	if (common->bulk_out_maxpacket == 0 || common->bulk_out_maxpacket > common->buflen)
 		common->bulk_out_maxpacket = 512;
+	/*
+	 * Every request but a transfer's last must be whole packets (an IN
+	 * one ending short would end the host's transfer): 1024-byte
+	 * SuperSpeed packets need buflen cut when it is an odd multiple of 512.
+	 */
+	{
+		unsigned mp = common->bulk_out_maxpacket;
+		unsigned in_mp = fsg->bulk_in->desc ?
+			(unsigned)usb_endpoint_maxp(fsg->bulk_in->desc) : fsg->bulk_in->maxpacket;
+
+		if (in_mp > mp && in_mp <= common->buflen)
+			mp = in_mp;
+		common->xfer_buflen = common->buflen - common->buflen % mp;
+	}
 
 	for (unsigned i = 0; i < common->fsg_num_buffers; i++) {
 		struct msf__buffhd *bh = &common->buffhds[i];

@@ -1,7 +1,8 @@
 /*
  * msf.c - the usb_function glue of the mass storage function: one instance
  * per configuration (struct fsg_dev), its descriptors (interface 08/06/50,
- * bulk IN and OUT, 64 bytes at full speed, 512 at high speed), bind and
+ * bulk IN and OUT, 64 bytes at full speed, 512 at high speed, 1024 at
+ * SuperSpeed), bind and
  * unbind, set_alt/disable (handed to the worker as exceptions), the class
  * requests (Bulk-Only Mass Storage Reset, Get Max LUN) and the bulk
  * completions.
@@ -107,6 +108,13 @@ static int fsg_bind(struct usb_configuration *c, struct usb_function *f)
 	fsg->fs_out.wMaxPacketSize = cpu_to_le16(64);
 	init_ep_desc(&fsg->hs_in, fsg->fs_in.bEndpointAddress, 512);
 	init_ep_desc(&fsg->hs_out, fsg->fs_out.bEndpointAddress, 512);
+	/* SuperSpeed: 1024, no bursts (as Linux's f_mass_storage). */
+	init_ep_desc(&fsg->ss_in, fsg->fs_in.bEndpointAddress, 1024);
+	init_ep_desc(&fsg->ss_out, fsg->fs_out.bEndpointAddress, 1024);
+	memset(&fsg->ss_in_comp, 0, sizeof(fsg->ss_in_comp));
+	fsg->ss_in_comp.bLength = USB_DT_SS_EP_COMP_SIZE;
+	fsg->ss_in_comp.bDescriptorType = USB_DT_SS_ENDPOINT_COMP;
+	fsg->ss_out_comp = fsg->ss_in_comp;
 
 	fsg->strings[0].s = "Mass Storage";
 	fsg->strings[1].s = NULL;
@@ -128,7 +136,13 @@ static int fsg_bind(struct usb_configuration *c, struct usb_function *f)
 	fsg->hs_list[1] = (struct usb_descriptor_header *)&fsg->hs_in;
 	fsg->hs_list[2] = (struct usb_descriptor_header *)&fsg->hs_out;
 	fsg->hs_list[3] = NULL;
-	rc = usb_assign_descriptors(f, fsg->fs_list, fsg->hs_list, NULL, NULL);
+	fsg->ss_list[0] = (struct usb_descriptor_header *)&fsg->intf_desc;
+	fsg->ss_list[1] = (struct usb_descriptor_header *)&fsg->ss_in;
+	fsg->ss_list[2] = (struct usb_descriptor_header *)&fsg->ss_in_comp;
+	fsg->ss_list[3] = (struct usb_descriptor_header *)&fsg->ss_out;
+	fsg->ss_list[4] = (struct usb_descriptor_header *)&fsg->ss_out_comp;
+	fsg->ss_list[5] = NULL;
+	rc = usb_assign_descriptors(f, fsg->fs_list, fsg->hs_list, fsg->ss_list, NULL);
 	if (rc)
 		goto fail_out;
 	return 0;

@@ -131,8 +131,9 @@ struct fsg_dev {
 	bool bulk_out_enabled;
 	/* Descriptor templates of this instance (usb_assign_descriptors copies). */
 	struct usb_interface_descriptor intf_desc;
-	struct usb_endpoint_descriptor fs_in, fs_out, hs_in, hs_out;
-	struct usb_descriptor_header *fs_list[4], *hs_list[4];
+	struct usb_endpoint_descriptor fs_in, fs_out, hs_in, hs_out, ss_in, ss_out;
+	struct usb_ss_ep_comp_descriptor ss_in_comp, ss_out_comp;
+	struct usb_descriptor_header *fs_list[4], *hs_list[4], *ss_list[6];
 	struct usb_string strings[2];
 	struct usb_gadget_strings stringtab;
 	struct usb_gadget_strings *stringtabs[2];
@@ -153,6 +154,7 @@ struct fsg_common {
 	struct fsg_dev *new_fsg;
 	bool running;
 	unsigned bulk_out_maxpacket;
+	uint32_t xfer_buflen;		/* buflen cut to whole packets (both directions) */
 
 	/* Exceptions (under the lock). */
 	enum msf__state state;

@@ -38,7 +38,7 @@ int msf__do_read(struct fsg_common *common, uint64_t lba, uint64_t blocks)
 		return 0;	/* an empty reply: finish_reply stalls if the host wanted data */
 
 	for (;;) {
-		uint32_t amount = min_u32_u64(common->buflen, amount_left);
+		uint32_t amount = min_u32_u64(common->xfer_buflen, amount_left);
 		int nread;
 		bool failed = false;
 
@@ -120,7 +120,7 @@ int msf__do_write(struct fsg_common *common, uint64_t lba, uint64_t blocks, bool
 		/* Queue OUT requests on every free buffer while data is due. */
 		bh = common->next_buffhd_to_fill;
 		if (get_some_more && msf__buf_state(common, bh) == MSF_BUF_EMPTY) {
-			amount = min_u32_u64(common->buflen, amount_left_to_req);
+			amount = min_u32_u64(common->xfer_buflen, amount_left_to_req);
 			amount_left_to_req -= amount;
 			if (amount_left_to_req == 0)
 				get_some_more = false;
@@ -248,8 +248,8 @@ int msf__receive_data(struct fsg_common *common, struct msf__buffhd *bh,
 	int rc;
 
 	*got = 0;
-	if (amount > common->buflen)
-		amount = common->buflen;
+	if (amount > common->xfer_buflen)
+		amount = common->xfer_buflen;
 	if (amount == 0)
 		return 0;
 	msf__set_bulk_out_req_length(common, bh, amount);
