@@ -241,6 +241,23 @@ static bool addressed(const struct usb_composite_dev *cdev)
 	return state(cdev) == USB_STATE_ADDRESS || state(cdev) == USB_STATE_CONFIGURED;
 }
 
+/*
+ * Remote wakeup is a feature the device can only have if a configuration
+ * declares it (bmAttributes); setting it otherwise is a request error
+ * (USB 2.0 9.4.9), so the host learns the truth instead of arming nothing.
+ */
+static bool can_remote_wakeup(const struct usb_composite_dev *cdev)
+{
+	const struct usb_configuration *c;
+
+	if (cdev->config)
+		return (cdev->config->bmAttributes & USB_CONFIG_ATT_WAKEUP) != 0;
+	list_for_each_entry_t(c, &cdev->configs, struct usb_configuration, list)
+		if (c->bmAttributes & USB_CONFIG_ATT_WAKEUP)
+			return true;
+	return false;
+}
+
 static int get_status(struct usb_composite_dev *cdev, struct setup *s)
 {
 	uint8_t *buf = cdev->ep0_buf;
@@ -303,6 +320,8 @@ static int feature(struct usb_composite_dev *cdev, struct setup *s, bool set)
 		if (!addressed(cdev) || s->index)
 			return -USB_EPIPE;
 		if (s->value == USB_DEVICE_REMOTE_WAKEUP) {
+			if (set && !can_remote_wakeup(cdev))
+				return -USB_EPIPE;
 			g->remote_wakeup_armed = set ? 1u : 0u;
 			return STATUS_ONLY;
 		}

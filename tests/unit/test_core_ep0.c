@@ -26,6 +26,8 @@ static void bring_up(struct tdev *d, struct tfunc *f, enum dev_kind kind, enum d
 
 	tfunc_init(f, "loop");
 	tdev_init(d, max, bcd, f);
+	if (kind == WAKE)
+		d->cfg[0].bmAttributes = USB_CONFIG_ATT_WAKEUP;
 	assert_int_equal(tdev_start(d), 0);
 	fake_udc_reset(&d->udc, speed);
 	if (st >= S_ADDRESS)

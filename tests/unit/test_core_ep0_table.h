@@ -18,6 +18,7 @@ enum dev_kind {
 	FS,		/* full-speed only */
 	LPM,		/* high speed, bcdUSB 2.01 (BOS readable) */
 	SS,		/* SuperSpeed, bcdUSB 3.00, connected at SuperSpeed */
+	WAKE,		/* as HS, its configuration declares remote wakeup */
 };
 
 enum dev_state { S_DEFAULT, S_ADDRESS, S_CONFIGURED };
@@ -180,10 +181,14 @@ static const struct transcript transcripts[] = {
 	  { GET_STATUS(2, 0), 2, { 0, 0 } } } },
 	{ "halt unknown ep", HS, S_CONFIGURED, { { SET_FEATURE(2, 0, 0x85), STALL, { 0 } } } },
 	{ "ep feature not halt", HS, S_CONFIGURED, { { SET_FEATURE(2, 1, 0x81), STALL, { 0 } } } },
-	{ "remote wakeup", HS, S_ADDRESS, { { SET_FEATURE(0, 1, 0), 0, { 0 } },
+	{ "remote wakeup", WAKE, S_ADDRESS, { { SET_FEATURE(0, 1, 0), 0, { 0 } },
 	  { GET_STATUS(0, 0), 2, { 2, 0 } }, { CLEAR_FEATURE(0, 1, 0), 0, { 0 } },
 	  { GET_STATUS(0, 0), 2, { 0, 0 } } } },
-	{ "remote wakeup, default", HS, S_DEFAULT, { { SET_FEATURE(0, 1, 0), STALL, { 0 } } } },
+	{ "remote wakeup, default", WAKE, S_DEFAULT, { { SET_FEATURE(0, 1, 0), STALL, { 0 } } } },
+	{ "remote wakeup not declared", HS, S_ADDRESS, { { SET_FEATURE(0, 1, 0), STALL, { 0 } },
+	  { GET_STATUS(0, 0), 2, { 0, 0 } }, { CLEAR_FEATURE(0, 1, 0), 0, { 0 } } } },
+	{ "remote wakeup not declared, configured", HS, S_CONFIGURED,
+	  { { SET_FEATURE(0, 1, 0), STALL, { 0 } }, { GET_STATUS(0, 0), 2, { 0, 0 } } } },
 	{ "unknown device feature", HS, S_CONFIGURED, { { SET_FEATURE(0, 7, 0), STALL, { 0 } } } },
 	{ "test mode, default", HS, S_DEFAULT, { { SET_FEATURE(0, 2, 0x0400), 0, { 0 } } } },
 	{ "test mode, bad selector", HS, S_ADDRESS, { { SET_FEATURE(0, 2, 0x0900), STALL, { 0 } } } },
@@ -208,9 +213,9 @@ static const struct transcript transcripts[] = {
 	{ "clear halt ep0, address", HS, S_ADDRESS, { { CLEAR_FEATURE(2, 0, 0), 0, { 0 } } } },
 	{ "clear halt, not halted", HS, S_CONFIGURED, { { CLEAR_FEATURE(2, 0, 0x02), 0, { 0 } },
 	  { GET_STATUS(2, 0x02), 2, { 0, 0 } } } },
-	{ "remote wakeup, configured", HS, S_CONFIGURED, { { SET_FEATURE(0, 1, 0), 0, { 0 } },
+	{ "remote wakeup, configured", WAKE, S_CONFIGURED, { { SET_FEATURE(0, 1, 0), 0, { 0 } },
 	  { GET_STATUS(0, 0), 2, { 2, 0 } } } },
-	{ "back to default by SET_ADDRESS 0", HS, S_ADDRESS, { { SET_FEATURE(0, 1, 0), 0, { 0 } },
+	{ "back to default by SET_ADDRESS 0", WAKE, S_ADDRESS, { { SET_FEATURE(0, 1, 0), 0, { 0 } },
 	  { SET_ADDRESS_0, 0, { 0 } }, { GET_STATUS(0, 0), STALL, { 0 } },
 	  { GET_DESC(1, 0, 0, 18), 18, { DEV_HS } } } },
 	{ "test mode, configured", HS, S_CONFIGURED, { { SET_FEATURE(0, 2, 0x0100), 0, { 0 } } } },

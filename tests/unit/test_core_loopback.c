@@ -62,6 +62,8 @@ static void test_core_loopback_transcripts(void **state)
 
 		tfunc_init(&f, "loop");
 		tdev_init(&d, max, t->kind == LPM ? 0x0201 : t->kind == SS ? 0x0300 : 0x0200, &f);
+		if (t->kind == WAKE)
+			d.cfg[0].bmAttributes = USB_CONFIG_ATT_WAKEUP;
 		d.driver.udc_name = "core.lb";
 		assert_int_equal(usb_loopback_host_create(&cfg, &h), 0);
 		assert_int_equal(usb_composite_probe(&d.driver), 0);
