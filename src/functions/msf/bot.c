@@ -243,24 +243,36 @@ static int received_cbw(struct fsg_common *common, struct msf__buffhd *bh)
 	return 0;
 }
 
+/* Queue the OUT request for the next CBW on @bh (a whole packet: BOT 6.2). */
+static bool queue_cbw(struct fsg_common *common, struct msf__buffhd *bh)
+{
+	msf__set_bulk_out_req_length(common, bh, MSF_CBW_LEN);
+	if (!msf__start_out_transfer(common, bh))
+		return false;
+	common->cbw_bh = bh;
+	return true;
+}
+
 static int get_next_command(struct fsg_common *common)
 {
-	struct msf__buffhd *bh = common->next_buffhd_to_fill;
+	struct msf__buffhd *bh = common->cbw_bh;
 	int rc;
 
-	rc = msf__wait_buf(common, bh, MSF_BUF_EMPTY);
-	if (rc)
-		return rc;
-
-	/* Queue a request for the CBW (a whole packet: see BOT 6.2). */
-	msf__set_bulk_out_req_length(common, bh, MSF_CBW_LEN);
-	if (!msf__start_out_transfer(common, bh)) {
-		/* Disconnected: an exception is on its way; do not spin. */
-		msf__os_lock(common->os);
-		(void)msf__sleep_locked(common, true);
-		msf__os_unlock(common->os);
-		return -USB_EIO;
+	if (!bh) {
+		/* Not queued ahead by send_status() (first command, after an exception). */
+		bh = common->next_buffhd_to_fill;
+		rc = msf__wait_buf(common, bh, MSF_BUF_EMPTY);
+		if (rc)
+			return rc;
+		if (!queue_cbw(common, bh)) {
+			/* Disconnected: an exception is on its way; do not spin. */
+			msf__os_lock(common->os);
+			(void)msf__sleep_locked(common, true);
+			msf__os_unlock(common->os);
+			return -USB_EIO;
+		}
 	}
+	common->cbw_bh = NULL;
 
 	rc = msf__wait_buf(common, bh, MSF_BUF_FULL);
 	if (rc)
@@ -417,6 +429,13 @@ static void send_status(struct fsg_common *common)
 
 	bh->inreq->length = MSF_CSW_LEN;
 	bh->inreq->zero = 0;
+	/*
+	 * Queue the next CBW's request before the CSW: the host sends the CBW
+	 * right after reading the CSW and then finds it waiting, and the
+	 * worker does not queue while the host is busy with the CSW.
+	 */
+	if (msf__wait_buf(common, bh->next, MSF_BUF_EMPTY) == 0)
+		(void)queue_cbw(common, bh->next);
 	if (msf__start_in_transfer(common, bh))
 		common->next_buffhd_to_fill = bh->next;
 }
@@ -473,6 +492,7 @@ static void handle_exception(struct fsg_common *common)
 		common->buffhds[i].state = MSF_BUF_EMPTY;
 	common->next_buffhd_to_fill = &common->buffhds[0];
 	common->next_buffhd_to_drain = &common->buffhds[0];
+	common->cbw_bh = NULL;	/* its request was cancelled above */
 	new_fsg = common->new_fsg;
 	old_state = common->state;
 	if (old_state != MSF_STATE_EXIT && old_state != MSF_STATE_TERMINATED)

@@ -173,6 +173,7 @@ struct fsg_common {
 	struct msf__buffhd *buffhds;
 	struct msf__buffhd *next_buffhd_to_fill;
 	struct msf__buffhd *next_buffhd_to_drain;
+	struct msf__buffhd *cbw_bh;	/* next CBW's request queued ahead, or NULL */
 
 	/* The command in progress (worker only). */
 	uint8_t cmnd[MSF_MAX_CDB];
