@@ -194,6 +194,15 @@ static void test_msf_scsi_request_sense_bytes(void **state)
 	}
 	assert_int_equal(buf[0], 0x70);
 	assert_int_equal(buf[2], 0);
+	/* A CB length too short for the command: phase error. */
+	{
+		uint8_t rd10[10] = { 0x28, 0, 0, 0, 0, 1, 0, 0, 1, 0 };
+
+		assert_int_equal(msf_fx_cmd(fx, 0, rd10, 6, true, buf, 512, &x, NULL), 2);
+		assert_int_equal(msf_fx_reset_recovery(fx), 0);
+		assert_int_equal(msf_fx_cmd(fx, 0, rd10, 10, true, buf, 512, &x, NULL), 0);
+		assert_int_equal(buf[0], msf_fx_pat(512));
+	}
 	msf_fx_free(fx);
 }
 
