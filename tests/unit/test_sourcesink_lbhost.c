@@ -228,6 +228,33 @@ static void test_sourcesink_lbhost_sink_and_stall(void **state)
 	assert_int_equal(st.out_bytes, 5000);
 }
 
+/* usbtest case 13: the host halts each endpoint, sees the stall, clears it. */
+static void test_sourcesink_lbhost_host_halt(void **state)
+{
+	uint8_t buf[512], st[2];
+
+	(void)state;
+	enumerate(3);
+	for (int k = 0; k < 2; k++) {
+		uint8_t ep = k ? C.out : C.in;
+
+		assert_int_equal(ctrl(USB_DIR_IN | USB_RECIP_ENDPOINT, USB_REQ_GET_STATUS, 0, ep,
+				      st, 2), 2);
+		assert_int_equal(usb_get_le16(st), 0);
+		assert_int_equal(ctrl(USB_DIR_OUT | USB_RECIP_ENDPOINT, USB_REQ_SET_FEATURE,
+				      USB_ENDPOINT_HALT, ep, NULL, 0), 0);
+		assert_int_equal(ctrl(USB_DIR_IN | USB_RECIP_ENDPOINT, USB_REQ_GET_STATUS, 0, ep,
+				      st, 2), 2);
+		assert_int_equal(usb_get_le16(st), 1);
+		memset(buf, 0, sizeof(buf));
+		assert_int_equal(usb_loopback_host_transfer(C.h, ep, buf, sizeof(buf), 0, TMO),
+				 -USB_EPIPE);
+		assert_int_equal(usb_loopback_host_clear_halt(C.h, ep, TMO), 0);
+		assert_int_equal(usb_loopback_host_transfer(C.h, ep, buf, sizeof(buf), 0, TMO),
+				 (int)sizeof(buf));
+	}
+}
+
 static void test_sourcesink_lbhost_vendor_requests(void **state)
 {
 	static uint8_t data[4096], back[4096];
@@ -343,6 +370,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sourcesink_lbhost_source_pattern,
 						setup_host, teardown_host),
 		cmocka_unit_test_setup_teardown(test_sourcesink_lbhost_sink_and_stall,
+						setup_host, teardown_host),
+		cmocka_unit_test_setup_teardown(test_sourcesink_lbhost_host_halt,
 						setup_host, teardown_host),
 		cmocka_unit_test_setup_teardown(test_sourcesink_lbhost_vendor_requests,
 						setup_host, teardown_host),
