@@ -15,6 +15,7 @@
 #ifndef MSF_INTERNAL_H
 #define MSF_INTERNAL_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -92,7 +93,8 @@ enum msf__buf_state { MSF_BUF_EMPTY, MSF_BUF_FULL, MSF_BUF_BUSY };
 struct msf__buffhd {
 	struct fsg_common *common;
 	void *buf;
-	enum msf__buf_state state;
+	/* Atomic: the worker polls it briefly before sleeping (bot.c). */
+	_Atomic(enum msf__buf_state) state;
 	struct msf__buffhd *next;
 	struct usb_request *inreq;
 	struct usb_request *outreq;
@@ -166,6 +168,7 @@ struct fsg_common {
 	/* What the worker sleeps on (under the lock): one buffer, or anything. */
 	struct msf__buffhd *wait_bh;
 	bool wait_any;
+	unsigned spin_budget;		/* polls before sleeping (worker only) */
 
 	/* Buffer ring. */
 	unsigned fsg_num_buffers;
