@@ -224,7 +224,7 @@ void msf__wake_for(struct fsg_common *common, struct msf__buffhd *bh);
 int msf__halt_bulk_in(struct fsg_common *common);
 int msf__halt_bulk_out(struct fsg_common *common);
 
-/* ---- scsi.c, scsi_rw.c: commands ---------------------------------------- */
+/* ---- scsi.c, scsi_rw.c, scsi_cdrom.c: commands ---------------------------------------- */
 
 /* Carry out common->cmnd. Return as Linux's do_scsi_command: 0, or USB_EINTR. */
 int msf__do_scsi_command(struct fsg_common *common);
@@ -236,6 +236,9 @@ int msf__check_command(struct fsg_common *common, unsigned cmnd_size,
 		       enum msf__data_dir data_dir, uint32_t mask,
 		       bool needs_medium);
 int msf__do_read(struct fsg_common *common, uint64_t lba, uint64_t blocks);
+/* scsi_cdrom.c: reply length, or -USB_EINVAL with the sense set. */
+int msf__do_read_toc(struct fsg_common *common, uint8_t *buf);
+int msf__do_read_header(struct fsg_common *common, uint8_t *buf);
 int msf__do_write(struct fsg_common *common, uint64_t lba, uint64_t blocks, bool fua);
 int msf__do_verify(struct fsg_common *common);
 int msf__do_synchronize_cache(struct fsg_common *common);

@@ -3,8 +3,8 @@
  * host/device reconciliation of BOT's 13 cases, LUN, unit attention and
  * CDB field checks), the dispatch table, and every command that answers
  * from LUN state (INQUIRY with VPD pages, REQUEST SENSE, MODE SENSE/SELECT,
- * capacities, START STOP, PREVENT ALLOW, READ TOC, READ HEADER).
- * Media access (READ/WRITE/VERIFY/SYNCHRONIZE CACHE) is in scsi_rw.c.
+ * capacities, START STOP, PREVENT ALLOW). Media access (READ/WRITE/VERIFY/
+ * SYNCHRONIZE CACHE) is in scsi_rw.c, the CD-ROM commands in scsi_cdrom.c.
  *
  * Portable C11. Runs in the worker with the file lock held; writes the
  * single reply buffer and the current LUN's sense.
@@ -444,120 +444,6 @@ static int do_read_capacity_16(struct fsg_common *common, uint8_t *buf)
 	return 32;
 }
 
-/* CD addresses: LBA, or minutes/seconds/frames with the 2-second lead-in. */
-static void store_cdrom_address(uint8_t *dest, bool msf, uint64_t addr)
-{
-	if (msf) {
-		uint64_t a = addr + 150;
-
-		if (a > 99u * 60u * 75u + 59u * 75u + 74u)	/* beyond 99:59:74 */
-			a = 99u * 60u * 75u + 59u * 75u + 74u;
-		dest[0] = 0;
-		dest[1] = (uint8_t)(a / (60 * 75));
-		dest[2] = (uint8_t)((a / 75) % 60);
-		dest[3] = (uint8_t)(a % 75);
-	} else {
-		msf__put_be32(dest, addr > 0xffffffffu ? 0xffffffffu : (uint32_t)addr);
-	}
-}
-
-static int do_read_header(struct fsg_common *common, uint8_t *buf)
-{
-	struct msf__lun *curlun = common->curlun;
-	bool msf = common->cmnd[1] & 0x02;
-	uint32_t lba = msf__get_be32(common->cmnd + 2);
-
-	if (common->cmnd[1] & ~0x02u) {
-		fail(common, SS_INVALID_FIELD_IN_CDB);
-		return REPLY_FAILED;
-	}
-	if (lba >= curlun->num_sectors) {
-		fail(common, SS_LOGICAL_BLOCK_ADDRESS_OUT_OF_RANGE);
-		return REPLY_FAILED;
-	}
-	memset(buf, 0, 8);
-	buf[0] = 0x01;		/* data mode 1: 2048 bytes of user data */
-	store_cdrom_address(buf + 4, msf, lba);
-	return 8;
-}
-
-static int do_read_toc(struct fsg_common *common, uint8_t *buf)
-{
-	struct msf__lun *curlun = common->curlun;
-	bool msf = common->cmnd[1] & 0x02;
-	unsigned start_track = common->cmnd[6];
-	unsigned format = common->cmnd[2] & 0x0f;
-	uint8_t *q;
-
-	if ((common->cmnd[1] & ~0x02u) || (common->cmnd[2] & 0xf0u)) {
-		fail(common, SS_INVALID_FIELD_IN_CDB);
-		return REPLY_FAILED;
-	}
-	/* Old (SFF-8020) hosts put the format in the control byte. */
-	if (format == 0)
-		format = (common->cmnd[9] >> 6) & 0x03;
-
-	switch (format) {
-	case 0:	/* formatted TOC: track 1 and the lead-out */
-		if (start_track > 1 && start_track != 0xaa) {
-			fail(common, SS_INVALID_FIELD_IN_CDB);
-			return REPLY_FAILED;
-		}
-		memset(buf, 0, 20);
-		buf[2] = 1;
-		buf[3] = 1;
-		q = buf + 4;
-		if (start_track <= 1) {
-			q[1] = 0x14;	/* ADR 1, data track */
-			q[2] = 1;
-			store_cdrom_address(q + 4, msf, 0);
-			q += 8;
-		}
-		q[1] = 0x14;
-		q[2] = 0xaa;		/* lead-out */
-		store_cdrom_address(q + 4, msf, curlun->num_sectors);
-		q += 8;
-		msf__put_be16(buf, (uint16_t)(q - buf - 2));
-		return (int)(q - buf);
-	case 1:	/* multi-session info: one session starting at track 1 */
-		memset(buf, 0, 12);
-		msf__put_be16(buf, 10);
-		buf[2] = 1;
-		buf[3] = 1;
-		buf[5] = 0x14;
-		buf[6] = 1;
-		store_cdrom_address(buf + 8, msf, 0);
-		return 12;
-	case 2:	/* raw TOC (macOS): points A0, A1, A2 and track 1, in MSF */
-		memset(buf, 0, 4 + 4 * 11);
-		buf[2] = 1;
-		buf[3] = 1;
-		q = buf + 4;
-		for (unsigned i = 0; i < 4; i++, q += 11) {
-			q[0] = 1;	/* session */
-			q[1] = 0x14;
-		}
-		q = buf + 4;
-		q[3] = 0xa0;		/* first track number */
-		q[8] = 1;
-		q[9] = 0x00;		/* disc type: CD-ROM */
-		q += 11;
-		q[3] = 0xa1;		/* last track number */
-		q[8] = 1;
-		q += 11;
-		q[3] = 0xa2;		/* lead-out start */
-		store_cdrom_address(q + 7, true, curlun->num_sectors);
-		q += 11;
-		q[3] = 1;		/* track 1 start */
-		store_cdrom_address(q + 7, true, 0);
-		msf__put_be16(buf, 2 + 4 * 11);
-		return 4 + 4 * 11;
-	default:
-		fail(common, SS_INVALID_FIELD_IN_CDB);
-		return REPLY_FAILED;
-	}
-}
-
 /* ---- dispatch ------------------------------------------------------------- */
 
 static uint64_t blocks_bytes(struct fsg_common *common, uint64_t blocks)
@@ -777,7 +663,7 @@ int msf__do_scsi_command(struct fsg_common *common)
 				      (1u << 1) | (1u << 2) | (1u << 6) | (3u << 7) | (1u << 9),
 				      true, msf__get_be16(c + 7));
 		if (reply == 0)
-			reply = do_read_toc(common, buf);
+			reply = msf__do_read_toc(common, buf);
 		break;
 	case SC_READ_HEADER:
 		if (!common->curlun || !common->curlun->cdrom)
@@ -786,7 +672,7 @@ int msf__do_scsi_command(struct fsg_common *common)
 				      (1u << 1) | (0xfu << 2) | (3u << 7), true,
 				      msf__get_be16(c + 7));
 		if (reply == 0)
-			reply = do_read_header(common, buf);
+			reply = msf__do_read_header(common, buf);
 		break;
 	case SC_FORMAT_UNIT:
 	case SC_RELEASE:
