@@ -3,8 +3,8 @@
  * locks and one condition variable the portable protocol code needs, and
  * the SIGINT/SIGTERM watch. worker_posix.c implements it with pthreads and
  * sigaction; a firmware port implements these functions for its RTOS (the
- * protocol files bot.c, scsi*.c, lun.c, msf.c, common.c, params.c and
- * backend_mem.c use nothing else).
+ * protocol files bot.c, scsi.c, scsi_rw.c, scsi_cdrom.c, lun.c, msf.c,
+ * common.c, params.c and backend_mem.c use nothing else).
  */
 #ifndef MSF_OS_H
 #define MSF_OS_H
