@@ -469,6 +469,55 @@ static void test_msf_lun_file_read_only_fallback(void **state)
 	free(path);
 }
 
+/* A loop device with 4096-byte logical blocks (root and losetup only). */
+static void test_msf_lun_block_device(void **state)
+{
+	uint8_t rc10[10] = { 0x25 };
+	char cmd[256], dev[64] = "";
+	char *path = make_file(4u << 20);
+	uint8_t *buf = malloc(8192);
+	FILE *p;
+	struct msf_fx *fx;
+
+	(void)state;
+	assert_non_null(buf);
+	snprintf(cmd, sizeof(cmd), "losetup --sector-size 4096 -f --show %s 2>/dev/null", path);
+	p = geteuid() == 0 ? popen(cmd, "r") : NULL;
+	if (!p || !fgets(dev, sizeof(dev), p) || strncmp(dev, "/dev/loop", 9)) {
+		if (p)
+			pclose(p);
+		unlink(path);
+		free(path);
+		free(buf);
+		skip();
+	}
+	pclose(p);
+	dev[strcspn(dev, "\n")] = '\0';
+
+	fx = msf_fx_new();
+	fx->cfg.luns[0].filename = dev;
+	msf_fx_up(fx, USB_SPEED_HIGH);
+	assert_int_equal(msf_fx_clear_ua(fx, 0), 0);
+	/* The device's own size and logical block size. */
+	assert_int_equal(msf_fx_cmd(fx, 0, rc10, 10, true, buf, 8, NULL, NULL), 0);
+	assert_memory_equal(buf, "\x00\x00\x03\xff\x00\x00\x10\x00", 8);
+	for (unsigned i = 0; i < 8192; i++)
+		buf[i] = (uint8_t)(i * 5u);
+	assert_int_equal(msf_fx_cmd(fx, 0, (const uint8_t *)"\x2a\x08\x00\x00\x00\x03\x00\x00\x02\x00",
+				    10, false, buf, 8192, NULL, NULL), 0);
+	memset(buf, 0, 8192);
+	assert_int_equal(msf_fx_read10(fx, 0, 3, 2, buf, 8192, 0), 0);
+	for (unsigned i = 0; i < 8192; i++)
+		assert_int_equal(buf[i], (uint8_t)(i * 5u));
+	msf_fx_free(fx);
+
+	snprintf(cmd, sizeof(cmd), "losetup -d %s", dev);
+	assert_int_equal(system(cmd), 0);
+	unlink(path);
+	free(path);
+	free(buf);
+}
+
 static void test_msf_lun_flush_on_fua_sync_and_nofua(void **state)
 {
 	uint8_t sync[10] = { 0x35 };
@@ -637,6 +686,7 @@ int main(void)
 		cmocka_unit_test(test_msf_lun_cdrom),
 		cmocka_unit_test(test_msf_lun_file_fua_visible_at_csw),
 		cmocka_unit_test(test_msf_lun_file_read_only_fallback),
+		cmocka_unit_test(test_msf_lun_block_device),
 		cmocka_unit_test(test_msf_lun_flush_on_fua_sync_and_nofua),
 		cmocka_unit_test(test_msf_lun_write_cache_off_flushes_every_write),
 		cmocka_unit_test(test_msf_lun_medium_errors_carry_the_lba),
