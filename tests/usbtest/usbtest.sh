@@ -117,6 +117,18 @@ KG=/sys/kernel/config/usb_gadget/gz
 GZ_PID=
 
 gz_usbtest_bound() { ls /sys/bus/usb/drivers/usbtest/ 2>/dev/null | grep -q ':[0-9]*\.0$'; }
+# gz_usbtest_rebind ALT: unbind usbtest from the interface and bind it
+# again with its alt parameter set to ALT (-1: its own choice, alternate 0).
+gz_usbtest_rebind() {
+    _if=$(ls /sys/bus/usb/drivers/usbtest/ | grep ':[0-9]*\.0$' | head -n 1)
+    [ -n "$_if" ] || lh_fail "usbtest is not bound"
+    echo "$1" >/sys/module/usbtest/parameters/alt || lh_fail "usbtest alt=$1"
+    echo "$_if" >/sys/bus/usb/drivers/usbtest/unbind
+    echo "$_if" >/sys/bus/usb/drivers/usbtest/bind || lh_fail "rebind usbtest to $_if"
+    g_wait 30 "usbtest to bind with alt=$1" gz_usbtest_bound
+    dmesg | grep 'usbtest' | tail -n 1 | sed 's/^/REBIND /' >>"$out"
+}
+
 gz_attach_line() { grep -F -q "usbip attach -r 127.0.0.1 -b 1-1" "$GW/gadget_zero.log"; }
 
 gz_start_ours() {
@@ -173,18 +185,19 @@ gz_provider() {
     if grep -q ': stuck ' "$out"; then
         # A URB the host cannot get back: nothing after it would finish.
         echo "STUCK: skipping the rest" >>"$out"
-        dmesg | tail -n 40 | sed 's/^/DMESG /' >>"$out"
+        [ "$1" = ours ] && sed 's/^/GADGET /' "$GW/gadget_zero.log" >>"$out"
+        dmesg | grep -v 'unlink->seqnum\|already given back\|unlink retry' |
+            tail -n 40 | sed 's/^/DMESG /' >>"$out"
         sync
         return 0
     fi
     if [ "$2" = sourcesink ]; then
-        # Alternate setting 1 (isochronous): usbtest takes it with alt=1.
-        modprobe -r usbtest && modprobe usbtest alt=1 &&
-            g_wait 30 "usbtest to bind with alt=1" gz_usbtest_bound
+        # Alternate setting 1 (isochronous): usbtest takes it with its
+        # alt=1 parameter, read when it binds; rebind through sysfs.
+        gz_usbtest_rebind 1
         usbtest_run -n 100 -l 1024 -v 512 -g 32 -t 90 $ISO_CASES >"$GW/iso" 2>&1
         sed 's/^/ISO /' "$GW/iso" >>"$out"
-        modprobe -r usbtest && modprobe usbtest &&
-            g_wait 30 "usbtest to bind again" gz_usbtest_bound
+        gz_usbtest_rebind -1
     fi
     if [ "$2" = sourcesink ]; then
         # Many unlinks, then plain bulk I/O must still work.
