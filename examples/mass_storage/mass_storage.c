@@ -33,6 +33,7 @@
 #include "composite/usbip.h"
 
 #define DRIVER_DESC "Mass Storage Gadget"
+#define DRIVER_VERSION "2009/09/11"
 #define FSG_VENDOR_ID 0x0525	/* NetChip */
 #define FSG_PRODUCT_ID 0xa4a5	/* Linux-USB File-backed Storage Gadget */
 
@@ -47,7 +48,6 @@ static struct usb_device_descriptor msg_device_desc = {
 };
 
 static struct fsg_module_parameters mod_data;
-static struct fsg_common *fsg_common;
 static atomic_bool msg_registered;
 static struct usbip_server *volatile usbip_server;
 
@@ -60,13 +60,25 @@ static int msg_thread_exits(struct fsg_common *common)
 	return 0;
 }
 
-static const struct fsg_operations msg_ops = {
-	.thread_exits = msg_thread_exits,
-};
-
 static int msg_do_config(struct usb_configuration *c)
 {
-	return fsg_add(c->cdev, c, fsg_common);
+	static const struct fsg_operations ops = {
+		.thread_exits = msg_thread_exits,
+	};
+	struct fsg_common *common;
+	struct fsg_config config;
+	int ret;
+
+	fsg_config_from_params(&config, &mod_data);
+	config.ops = &ops;
+
+	ret = fsg_common_init(&common, c->cdev, &config);
+	if (ret)
+		return ret;
+
+	ret = fsg_add(c->cdev, c, common);
+	fsg_common_put(common);
+	return ret;
 }
 
 static struct usb_configuration msg_config_driver = {
@@ -77,22 +89,13 @@ static struct usb_configuration msg_config_driver = {
 
 static int msg_bind(struct usb_composite_dev *cdev)
 {
-	struct fsg_config config;
 	int status;
 
-	fsg_config_from_params(&config, &mod_data);
-	config.ops = &msg_ops;
-	config.exit_on_signal = true;
-	status = fsg_common_init(&fsg_common, cdev, &config);
-	if (status < 0)
-		return status;
 	status = usb_add_config(cdev, &msg_config_driver, msg_do_config);
-	/* fsg_add took its own reference; ours goes either way. */
-	fsg_common_put(fsg_common);
-	fsg_common = NULL;
 	if (status < 0)
 		return status;
-	fprintf(stderr, "mass_storage: %s, version: 2009/09/11\n", DRIVER_DESC);
+
+	fprintf(stderr, "mass_storage: " DRIVER_DESC ", version: " DRIVER_VERSION "\n");
 	atomic_store(&msg_registered, true);
 	return 0;
 }
@@ -181,6 +184,9 @@ int main(int argc, char **argv)
 	int left, rc;
 
 	fsg_module_parameters_init(&mod_data);
+	/* A program, unlike a library, may take its own signals: SIGINT and
+	 * SIGTERM end the MSF worker, which closes the files (thread_exits). */
+	mod_data.exit_on_signal = true;
 	left = fsg_module_parameters_parse(&mod_data, argc, argv, err, sizeof(err));
 	if (left < 0) {
 		fprintf(stderr, "mass_storage: %s\n", err);
