@@ -156,13 +156,21 @@ static int halt_checks(const struct usb_ep *ep)
 int usb_ep_set_halt(struct usb_ep *ep)
 {
 	int ret = halt_checks(ep);
+	bool was;
 
 	if (ret)
 		return ret;
-	ret = ep->ops->set_halt(ep, 1);
 	/* ep0: a protocol stall of the current transfer, not a state. */
-	if (!ret && !is_ep0(ep))
-		atomic_store(&ep->halted, true);
+	if (is_ep0(ep))
+		return ep->ops->set_halt(ep, 1);
+	/*
+	 * The state first: once the backend stalls, the host may ask
+	 * GET_STATUS in the event context at once, before this thread runs on.
+	 */
+	was = atomic_exchange(&ep->halted, true);
+	ret = ep->ops->set_halt(ep, 1);
+	if (ret)
+		atomic_store(&ep->halted, was);
 	return ret;
 }
 
@@ -185,19 +193,25 @@ int usb_ep_clear_halt(struct usb_ep *ep)
 int usb_ep_set_wedge(struct usb_ep *ep)
 {
 	int ret = halt_checks(ep);
+	bool was_wedged, was_halted;
 
 	if (ret)
 		return ret;
 	if (is_ep0(ep))
 		return ep->ops->set_halt(ep, 1);
-	/* Wedge first: a host CLEAR_FEATURE racing with us must not win. */
-	atomic_store(&ep->wedged, true);
+	/*
+	 * Wedge and halt state first: a host CLEAR_FEATURE racing with us
+	 * must not win, and a GET_STATUS answered as soon as the backend
+	 * stalls must already see the halt.
+	 */
+	was_wedged = atomic_exchange(&ep->wedged, true);
+	was_halted = atomic_exchange(&ep->halted, true);
 	ret = ep->ops->set_halt(ep, 1);
 	if (ret) {
-		atomic_store(&ep->wedged, false);
+		atomic_store(&ep->halted, was_halted);
+		atomic_store(&ep->wedged, was_wedged);
 		return ret;
 	}
-	atomic_store(&ep->halted, true);
 	if (ep->ops->set_wedge)
 		(void)ep->ops->set_wedge(ep);
 	return 0;
