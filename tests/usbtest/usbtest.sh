@@ -105,7 +105,11 @@ h_table() {
     for s in ours kernel; do
         printf 'stress %-6s: %s\n' "$s" "$(sed -n 's/^STRESS //p' "$w/$s.txt" | tr '\n' ' ')"
     done
-    grep -q '^STRESS after: pass' "$w/ours.txt" || bad=1
+    # The after-stress (or echo) check: ours as good as the kernel's.
+    if ! grep -q '^STRESS after: pass' "$w/ours.txt" &&
+        grep -q '^STRESS after: pass' "$w/kernel.txt"; then
+        bad=1
+    fi
     grep -q '^GADGET exit 0' "$w/ours.txt" || bad=1
     [ "$bad" = 0 ] || lh_fail "our Gadget Zero fails usbtest where the kernel's passes"
     lh_log "PASS (logs in $w)"
@@ -211,8 +215,10 @@ gz_provider() {
         fi
     else
         # The echo itself: fewer writes than qlen, then read them back.
-        if usbtest_run -n 16 -l 512 -v 0 -t 60 1 2 >"$GW/echo" 2>&1; then
-            echo "STRESS after: pass (echo 16 x 512)" >>"$out"
+        # 1000 bytes end with a short packet: no zero-length packet on
+        # either side, so each read gets exactly one echoed write.
+        if usbtest_run -n 16 -l 1000 -v 0 -t 60 1 2 >"$GW/echo" 2>&1; then
+            echo "STRESS after: pass (echo 16 x 1000)" >>"$out"
         else
             echo "STRESS after: fail (echo)" >>"$out"
             sed 's/^/STRESS /' "$GW/echo" >>"$out"
