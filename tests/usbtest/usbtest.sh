@@ -184,6 +184,18 @@ gz_provider() {
     timeout 30 usbip attach -r 127.0.0.1 -b "$BUSID" || { g_diag; lh_fail "attach $1"; }
     g_wait 30 "usbtest to bind to $1" gz_usbtest_bound
     dmesg | grep -E 'usbtest|New USB device' | tail -n 4 >>"$out"
+    if [ "$2" = loopback ]; then
+        # The echo itself, first, on a fresh configuration (the halt and
+        # control cases below leave echoes and halts behind): fewer writes
+        # than qlen, then read them back. 1000 bytes end with a short
+        # packet: no zero-length packet either way, one echo per read.
+        if usbtest_run -n 16 -l 1000 -v 0 -t 60 1 2 >"$GW/echo" 2>&1; then
+            echo "STRESS after: pass (echo 16 x 1000)" >>"$out"
+        else
+            echo "STRESS after: fail (echo)" >>"$out"
+        fi
+        sed 's/^/STRESS /' "$GW/echo" >>"$out"
+    fi
     if [ "$2" = sourcesink ]; then cases=$SS_CASES; else cases=$LB_CASES; fi
     usbtest_run -n 100 -l 1024 -v 512 -g 32 -t 90 $cases >>"$out" 2>&1
     if grep -q ': stuck ' "$out"; then
@@ -212,16 +224,6 @@ gz_provider() {
         else
             echo "STRESS after: fail" >>"$out"
             sed 's/^/STRESS /' "$GW/after" >>"$out"
-        fi
-    else
-        # The echo itself: fewer writes than qlen, then read them back.
-        # 1000 bytes end with a short packet: no zero-length packet on
-        # either side, so each read gets exactly one echoed write.
-        if usbtest_run -n 16 -l 1000 -v 0 -t 60 1 2 >"$GW/echo" 2>&1; then
-            echo "STRESS after: pass (echo 16 x 1000)" >>"$out"
-        else
-            echo "STRESS after: fail (echo)" >>"$out"
-            sed 's/^/STRESS /' "$GW/echo" >>"$out"
         fi
     fi
     gz_detach
