@@ -21,10 +21,10 @@ run_ctest() {
 	shift 2
 	log=$out/$name.ctest.log
 	echo "== $name: ctest $*"
-	set +e
-	ctest --test-dir "$dir" --output-on-failure --no-tests=error "$@" 2>&1 | tee "$log"
-	rc=$?
-	set -e
+	# ctest's own exit status, not tee's (POSIX sh has no pipefail).
+	{ ctest --test-dir "$dir" --output-on-failure --no-tests=error "$@" 2>&1
+	  echo $? >"$log.rc"; } | tee "$log"
+	rc=$(cat "$log.rc")
 	# "100% tests passed, 0 tests failed out of 42"
 	line=$(grep -E 'tests passed, [0-9]+ tests? failed out of [0-9]+' "$log" | tail -n 1 || true)
 	if [ -n "$line" ]; then
@@ -35,7 +35,8 @@ run_ctest() {
 	fi
 	if [ "$rc" -ne 0 ] || [ -z "$line" ]; then
 		echo "== $name FAILED (ctest exit $rc)"
-		echo "test: $passed passed, $((failed > 0 ? failed : 1)) failed"
+		[ "$failed" -gt 0 ] || failed=1
+		echo "test: $passed passed, $failed failed"
 		exit 1
 	fi
 }
