@@ -472,6 +472,17 @@ static void test_usbip_server_unlink_pending_and_completed(void **state)
 	assert_int_equal(r.h.command, USBIP_RET_UNLINK);
 	assert_int_equal(r.h.seqnum, useq);
 	assert_int_equal(r.h.u.ret_unlink.status, 0);
+	/*
+	 * Never sent: vhci dequeues a URB before its CMD_SUBMIT went out and
+	 * still sends the CMD_UNLINK (its target older than the unlink): 0,
+	 * and the connection goes on.
+	 */
+	c.next_seq += 1;
+	useq = uc_unlink(&c, c.next_seq - 1);
+	assert_int_equal(uc_recv(&c, &r, buf, sizeof(buf)), 0);
+	assert_int_equal(r.h.command, USBIP_RET_UNLINK);
+	assert_int_equal(r.h.seqnum, useq);
+	assert_int_equal(r.h.u.ret_unlink.status, 0);
 	/* A pending control transfer can be unlinked too. */
 	assert_int_equal(uc_control(&c, 0x80, USB_REQ_GET_STATUS, 0, 0, 2, buf, &actual), 0);
 	detach(&c, 0);

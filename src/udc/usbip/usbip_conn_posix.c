@@ -308,22 +308,22 @@ static bool seq_after(uint32_t a, uint32_t b)
 	return (int32_t)(a - b) > 0;
 }
 
-static void note_seqnum(struct usbip__conn *c, uint32_t seqnum)
-{
-	if (!c->seen_seqnum || seq_after(seqnum, c->max_seqnum))
-		c->max_seqnum = seqnum;
-	c->seen_seqnum = true;
-}
-
 static int handle_unlink(struct usbip__conn *c, const struct usbip_header *h)
 {
 	uint32_t target = h->u.cmd_unlink.unlink_seqnum;
 	struct usbip__urb *urb = find_urb(c, target);
 	int rc;
 
-	if (!urb && (!c->seen_seqnum || seq_after(target, c->max_seqnum)))
-		return usbip__conn_hostile(c, "CMD_UNLINK of a URB never submitted");
-	note_seqnum(c, h->seqnum);
+	/*
+	 * vhci takes an unlink's seqnum from the same counter after the URB's,
+	 * so a target at or after the unlink's own seqnum cannot come from a
+	 * real host. An older target we do not hold is legitimate: the URB
+	 * completed already, or vhci dequeued it before its CMD_SUBMIT was
+	 * ever sent (vhci_urb_dequeue still sends the CMD_UNLINK); Linux's
+	 * own server answers those with status 0, and so do we.
+	 */
+	if (!urb && !seq_after(h->seqnum, target))
+		return usbip__conn_hostile(c, "CMD_UNLINK of a URB not submitted before it");
 	if (urb && usbip__urb_unlink(c->dev, urb)) {
 		list_del_init(&urb->conn_link);
 		c->pending_bytes -= urb->length;
@@ -370,7 +370,6 @@ static int begin_submit(struct usbip__conn *c)
 		if (!c->iso_buf)
 			return usbip__conn_hostile(c, "out of memory for ISO descriptors");
 	}
-	note_seqnum(c, h->seqnum);
 	return 0;
 }
 

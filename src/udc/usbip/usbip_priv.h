@@ -167,8 +167,6 @@ struct usbip__conn {
 	struct usbip__dev *dev;		/* imported device, or NULL */
 	struct list_head urbs;		/* unanswered URBs, via conn_link */
 	size_t pending_bytes;
-	bool seen_seqnum;
-	uint32_t max_seqnum;
 	/* receive state */
 	enum usbip__rx_stage stage;
 	uint8_t hdr[USBIP_URB_HEADER_SIZE];
