@@ -185,7 +185,10 @@ struct usb_composite_driver {
  * @gadget: the UDC it is bound to. Borrowed from the backend.
  * @req: the ep0 request, with a USB_COMP_EP0_BUFSIZ buffer, for function
  *	and configuration setup callbacks to fill and queue on
- *	@gadget->ep0 (as in Linux).
+ *	@gadget->ep0 (as in Linux). The core resets its buf, length, zero,
+ *	complete and context before each SETUP is dispatched, so OUT data
+ *	left in the buffer lasts only until the next SETUP: copy it out in
+ *	the completion.
  * @config: the current configuration, or NULL when unconfigured.
  * @desc: the device descriptor as sent.
  * @driver: the bound driver.
@@ -227,9 +230,9 @@ struct usb_composite_dev {
  * usb_composite_probe() - bind @driver to a registered UDC (by
  * @driver->udc_name, or the first free one) and call @driver->bind.
  * Context: any thread that is no backend's event context.
- * Return: 0; USB_EINVAL for a driver without bind or dev; USB_EBUSY if
- * @driver is already bound; USB_ENODEV when no (free) UDC matches;
- * USB_ENOMEM; or the error @driver->bind returned. On error nothing stays
+ * Return: 0; -USB_EINVAL for a driver without bind or dev; -USB_EBUSY if
+ * @driver is already bound; -USB_ENODEV when no (free) UDC matches;
+ * -USB_ENOMEM; or the error @driver->bind returned. On error nothing stays
  * bound and unbind callbacks of what was bound have run.
  */
 int usb_composite_probe(struct usb_composite_driver *driver);
@@ -247,8 +250,8 @@ void usb_composite_unregister(struct usb_composite_driver *driver);
  * @bind: adds the configuration's functions (usb_add_function()); if NULL,
  *	@config->bind is used. Runs inside this call.
  * Context: from the driver's bind.
- * Return: 0; USB_EINVAL if @config->bConfigurationValue is 0 or
- * taken, or neither bind is given; USB_ENOMEM; the error of @bind (the
+ * Return: 0; -USB_EINVAL if @config->bConfigurationValue is 0 or
+ * taken, or neither bind is given; -USB_ENOMEM; the error of @bind (the
  * configuration is then removed again and its functions unbound).
  */
 int usb_add_config(struct usb_composite_dev *cdev,
@@ -266,7 +269,7 @@ void usb_remove_config(struct usb_composite_dev *cdev,
 /**
  * usb_add_function() - add @function to @config and call its bind.
  * Context: from a configuration's bind.
- * Return: 0; USB_EINVAL for a function without name, bind, set_alt or
+ * Return: 0; -USB_EINVAL for a function without name, bind, set_alt or
  * disable (the mandatory ops), or already added; the error of its bind (then the
  * function is not added, and its free_func is not called: the caller
  * still owns it).
@@ -282,18 +285,18 @@ void usb_remove_function(struct usb_configuration *c, struct usb_function *f);
 
 /**
  * usb_string_id() - allocate one string index in @cdev.
- * Return: the index (1..254), or USB_ENODEV when all are used.
+ * Return: the index (1..254), or -USB_ENODEV when all are used.
  */
 int usb_string_id(struct usb_composite_dev *cdev);
 
 /**
  * usb_string_ids_tab() - allocate an index for each entry of @str (up to
  * the entry whose @s is NULL) and store it in the entry's @id.
- * Return: 0, or USB_ENODEV when out of indexes (no id is taken then).
+ * Return: 0, or -USB_ENODEV when out of indexes (no id is taken then).
  */
 int usb_string_ids_tab(struct usb_composite_dev *cdev, struct usb_string *str);
 
-/* Allocate @n consecutive ids. Return: the first, or USB_ENODEV. */
+/* Allocate @n consecutive ids. Return: the first, or -USB_ENODEV. */
 int usb_string_ids_n(struct usb_composite_dev *cdev, unsigned n);
 
 /**

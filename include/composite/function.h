@@ -47,7 +47,7 @@ extern "C" {
  *	negative error (stall). Without it, alternate 0 is reported.
  * @disable: mandatory: the configuration went away (SET_CONFIGURATION 0
  *	or another, reset, disconnect): disable endpoints. Their queued
- *	requests complete with USB_ESHUTDOWN. Context: event context.
+ *	requests complete with -USB_ESHUTDOWN. Context: event context.
  * @setup: optional: a class or vendor request for one of the function's
  *	interfaces or endpoints (or claimed by @req_match). Fill
  *	cdev->req (buf, length, zero, complete) and queue it on
@@ -93,7 +93,7 @@ struct usb_function {
  * usb_interface_id() - allocate the next interface number of @config
  * for @function.
  * Context: the function's bind.
- * Return: the number (0..MAX_CONFIG_INTERFACES-1), or USB_ENODEV when
+ * Return: the number (0..MAX_CONFIG_INTERFACES-1), or -USB_ENODEV when
  * the configuration is full.
  */
 int usb_interface_id(struct usb_configuration *config,
@@ -120,7 +120,11 @@ struct usb_ep *usb_ep_autoconfig_ss(struct usb_gadget *gadget,
 /* Release @ep claimed by usb_ep_autoconfig() (on a failing bind). */
 void usb_ep_autoconfig_release(struct usb_ep *ep);
 
-/* Release every endpoint claim of @gadget (done at unregister). */
+/*
+ * Release every endpoint claim of @gadget. The core does it after each
+ * configuration's bind and at unregister; a driver's bind may call it
+ * between configurations too, so that each can claim the same endpoints.
+ */
 void usb_ep_autoconfig_reset(struct usb_gadget *gadget);
 
 /**
@@ -128,7 +132,7 @@ void usb_ep_autoconfig_reset(struct usb_gadget *gadget);
  * arrays) into memory owned by @f, one list per speed; a NULL list
  * leaves that speed unsupported. Copies, so static templates can be shared
  * by several instances after their endpoint addresses are set.
- * Return: 0, or USB_ENOMEM (nothing assigned then).
+ * Return: 0, or -USB_ENOMEM (nothing assigned then).
  */
 int usb_assign_descriptors(struct usb_function *f,
 			   struct usb_descriptor_header **fs,
@@ -148,7 +152,7 @@ void usb_free_descriptors(struct usb_descriptor_header **v);
 /**
  * config_ep_by_speed() - point @ep->desc (and comp_desc) at @f's endpoint
  * descriptor for @g's current speed that has @ep's address.
- * Return: 0, or USB_EINVAL if @f has no such descriptor.
+ * Return: 0, or -USB_EINVAL if @f has no such descriptor.
  */
 int config_ep_by_speed(struct usb_gadget *g, struct usb_function *f,
 		       struct usb_ep *ep);

@@ -51,18 +51,19 @@ struct usb_ep_ops;
  * @zero: IN only: end with a zero-length packet when @length is a non-zero
  *	multiple of the endpoint's maxpacket.
  * @short_not_ok: OUT only: a short packet completes the request with
- *	USB_EREMOTEIO instead of 0.
+ *	-USB_EREMOTEIO instead of 0.
  * @complete: called exactly once when the request is given back: after the
- *	transfer, or with USB_ESHUTDOWN when the endpoint is disabled or the
- *	device disconnects, or USB_ECONNRESET when dequeued. Mandatory.
+ *	transfer, or with -USB_ESHUTDOWN when the endpoint is disabled or the
+ *	device disconnects, or -USB_ECONNRESET when dequeued. Mandatory.
  *	Context: the backend's event context, or synchronously within
  *	usb_ep_dequeue(), usb_ep_disable() or usb_ep_fifo_flush() in that
  *	caller's thread; never within usb_ep_queue(). It must not block; it
- *	may queue requests (this one too). After it returns, the request and
- *	@buf belong to the function again.
+ *	may queue requests (this one too) or free this one with
+ *	usb_ep_free_request(): nothing touches it after the callback. Once
+ *	it runs, the request and @buf belong to the function again.
  * @context: for @complete's use.
  * @list: for the request owner's use while it holds the request.
- * @status: 0, or a negative USB_E* value; USB_EINPROGRESS while queued.
+ * @status: 0, or a negative USB_E* value; -USB_EINPROGRESS while queued.
  * @actual: bytes transferred.
  *
  * From usb_ep_queue() until @complete runs the request belongs to the
@@ -197,15 +198,15 @@ static inline bool gadget_is_otg(const struct usb_gadget *g)
 
 /**
  * usb_ep_enable() - configure @ep from @ep->desc and start accepting requests.
- * Return: 0; USB_EINVAL if @ep->desc is unset or does not fit the endpoint;
- * USB_EBUSY if already enabled; a backend error.
+ * Return: 0; -USB_EINVAL if @ep->desc is unset or does not fit the endpoint;
+ * -USB_EBUSY if already enabled; a backend error.
  */
 int usb_ep_enable(struct usb_ep *ep);
 
 /**
  * usb_ep_disable() - stop @ep. Every queued request completes with
- * USB_ESHUTDOWN before this returns; halt and wedge are cleared.
- * Return: 0, or USB_EINVAL if @ep was not enabled.
+ * -USB_ESHUTDOWN before this returns; halt and wedge are cleared.
+ * Return: 0, or -USB_EINVAL if @ep was not enabled.
  */
 int usb_ep_disable(struct usb_ep *ep);
 
@@ -225,26 +226,26 @@ void usb_ep_free_request(struct usb_ep *ep, struct usb_request *req);
  * Requests on one endpoint complete in the order they were queued.
  * Queueing on a halted endpoint is allowed: the request waits for the
  * host to clear the halt.
- * Return: 0 (the request now belongs to the backend); USB_ESHUTDOWN if
- * @ep is not enabled or the device is not connected; USB_EBUSY if @req is
- * already queued; USB_EINVAL for a request without buffer or completion.
+ * Return: 0 (the request now belongs to the backend); -USB_ESHUTDOWN if
+ * @ep is not enabled or the device is not connected; -USB_EBUSY if @req is
+ * already queued; -USB_EINVAL for a request without buffer or completion.
  * On error @complete is not called and the request stays the caller's.
  */
 int usb_ep_queue(struct usb_ep *ep, struct usb_request *req, gfp_t gfp_flags);
 
 /**
  * usb_ep_dequeue() - cancel a queued request. If it had not completed yet
- * it completes with USB_ECONNRESET (possibly with some data transferred,
+ * it completes with -USB_ECONNRESET (possibly with some data transferred,
  * see @actual), before this call returns.
- * Return: 0, or USB_EINVAL if @req was not queued on @ep.
+ * Return: 0, or -USB_EINVAL if @req was not queued on @ep.
  */
 int usb_ep_dequeue(struct usb_ep *ep, struct usb_request *req);
 
 /**
  * usb_ep_set_halt() - stall @ep: the host's transfers fail with a stall
  * until it sends CLEAR_FEATURE(ENDPOINT_HALT) (or usb_ep_clear_halt()).
- * Return: 0; USB_EAGAIN if @ep is IN and requests are still queued (wait
- * for them to complete, as on Linux); USB_EINVAL for an isochronous
+ * Return: 0; -USB_EAGAIN if @ep is IN and requests are still queued (wait
+ * for them to complete, as on Linux); -USB_EINVAL for an isochronous
  * endpoint or one not enabled.
  */
 int usb_ep_set_halt(struct usb_ep *ep);
@@ -268,7 +269,7 @@ static inline bool usb_ep_is_halted(const struct usb_ep *ep)
 
 /**
  * usb_ep_fifo_status() - bytes sitting in the endpoint's FIFO.
- * Return: a count >= 0, or USB_EOPNOTSUPP when the backend cannot tell.
+ * Return: a count >= 0, or -USB_EOPNOTSUPP when the backend cannot tell.
  */
 int usb_ep_fifo_status(struct usb_ep *ep);
 
@@ -284,7 +285,7 @@ static inline void usb_ep_set_maxpacket_limit(struct usb_ep *ep, unsigned limit)
 
 /* ---- gadget calls ----------------------------------------------------- */
 
-/* Ask the host to resume the bus. Return: 0, USB_EOPNOTSUPP, USB_EINVAL. */
+/* Ask the host to resume the bus. Return: 0, -USB_EOPNOTSUPP, -USB_EINVAL. */
 int usb_gadget_wakeup(struct usb_gadget *gadget);
 
 /* Report self-powered (1) or bus-powered (0). Return: 0 or backend error. */

@@ -28,7 +28,7 @@
  * control transfer (a protocol stall; ep0 un-halts itself at the next
  * SETUP). When usb_gadget_setup() returns a negative value, stall the
  * transfer. A new SETUP while an ep0 request is still queued completes
- * that request with USB_ECONNRESET first.
+ * that request with -USB_ECONNRESET first.
  *
  * Device state: the core follows chapter 9 strictly: after
  * USB_GADGET_EVENT_RESET the device is in the default state, where only
@@ -59,7 +59,7 @@ extern "C" {
  *	Context: the unbinding thread, never the event context.
  * @pullup: optional. Show (1) or hide (0) the device to the host.
  * @set_selfpowered: optional. Return 0 or an error.
- * @wakeup: optional. Signal remote wakeup. Without it: USB_EOPNOTSUPP.
+ * @wakeup: optional. Signal remote wakeup. Without it: -USB_EOPNOTSUPP.
  * @vbus_draw: optional. The configuration's bMaxPower, in mA.
  * @set_address: optional. The host assigned @address (after the status
  *	stage of SET_ADDRESS). Context: event context.
@@ -88,24 +88,24 @@ struct usb_gadget_ops {
  * give back (through usb_gadget_giveback_request()) before returning,
  * without holding the backend's lock while doing so.
  * @enable: mandatory. Configure for @desc (type, direction, maxpacket).
- * @disable: mandatory. Give back every queued request with USB_ESHUTDOWN.
+ * @disable: mandatory. Give back every queued request with -USB_ESHUTDOWN.
  * @alloc_request: mandatory. A zeroed request (embed it in your own
  *	structure for per-request state); NULL when out of memory.
  * @free_request: mandatory.
  * @queue: mandatory. Accept @req; give it back later from the event
  *	context once the transfer is done. The core has set status to
- *	USB_EINPROGRESS and actual to 0.
- * @dequeue: mandatory. Give back @req with USB_ECONNRESET if still
- *	queued; USB_EINVAL if it is not.
+ *	-USB_EINPROGRESS and actual to 0.
+ * @dequeue: mandatory. Give back @req with -USB_ECONNRESET if still
+ *	queued; -USB_EINVAL if it is not.
  * @set_halt: mandatory. @value 1: fail the host's transfers on this
  *	endpoint with a stall; 0: resume (and reset the data toggle). For an
- *	IN endpoint with requests queued, refuse with USB_EAGAIN. @value 2:
+ *	IN endpoint with requests queued, refuse with -USB_EAGAIN. @value 2:
  *	the host's own SET_FEATURE(ENDPOINT_HALT) (from the core): halt as
  *	for 1 but never refuse (chapter 9 gives the device no choice).
  *	For ep0: stall the current control transfer only.
  * @set_wedge: optional. The core keeps wedge state itself; a controller
  *	that implements wedge in hardware is told here.
- * @fifo_status: optional. Bytes in the FIFO; USB_EOPNOTSUPP otherwise.
+ * @fifo_status: optional. Bytes in the FIFO; -USB_EOPNOTSUPP otherwise.
  * @fifo_flush: optional.
  */
 struct usb_ep_ops {
@@ -126,7 +126,7 @@ struct usb_ep_ops {
  * core checks the mandatory ops of the gadget, ep0 and every endpoint,
  * and that @gadget->name is set and unique.
  * Context: any thread, not a backend's event context.
- * Return: 0; USB_EINVAL for a missing mandatory op, name, ep0 or a
+ * Return: 0; -USB_EINVAL for a missing mandatory op, name, ep0 or a
  * name already registered.
  */
 int usb_udc_register(struct usb_gadget *gadget);
