@@ -9,8 +9,11 @@
  *
  *   mass_storage [file=disk.img[,b.img]] [ro=0,1] [removable=1] [luns=2]
  *                [cdrom=..] [nofua=..] [stall=1] [inquiry_string=..]
- *                [address=127.0.0.1] [port=3240]
+ *                [address=127.0.0.1] [port=3240] [control=FIFO]
  *
+ * control=FIFO reads media changes, one per line, as g_mass_storage takes
+ * them through sysfs: "lun0.file=PATH" inserts, "lun0.file=" ejects,
+ * "lun0.forced_eject=1" ejects even when the host prevented removal.
  * With no file= it uses ./disk.img, creating a 64 MiB one when missing
  * (the article's `dd if=/dev/zero of=disk.img bs=1M count=64`). LUNs are
  * removable unless removable= is given, as in the article's host log.
@@ -31,6 +34,7 @@
 #include "composite/composite.h"
 #include "composite/mass_storage.h"
 #include "composite/usbip.h"
+#include "medium_control.h"
 
 #define DRIVER_DESC "Mass Storage Gadget"
 #define DRIVER_VERSION "2009/09/11"
@@ -77,6 +81,8 @@ static int msg_do_config(struct usb_configuration *c)
 		return ret;
 
 	ret = fsg_add(c->cdev, c, common);
+	if (ret == 0)
+		medium_control_attach(common);	/* fsg_add's reference keeps it */
 	fsg_common_put(common);
 	return ret;
 }
@@ -118,8 +124,10 @@ static void msg_exit(void)
 {
 	struct usbip_server *srv = usbip_server;
 
-	if (atomic_exchange(&msg_registered, false))
+	if (atomic_exchange(&msg_registered, false)) {
+		medium_control_attach(NULL);
 		usb_composite_unregister(&msg_driver);
+	}
 	if (srv)
 		usbip_server_stop(srv);
 }
@@ -171,7 +179,8 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: mass_storage [file=PATH[,PATH...]] [ro=0|1,...] [removable=0|1,...]\n"
 		"                    [cdrom=..] [nofua=..] [luns=N] [stall=0|1]\n"
-		"                    [inquiry_string=..] [address=127.0.0.1] [port=3240]\n");
+		"                    [inquiry_string=..] [address=127.0.0.1] [port=3240]\n"
+		"                    [control=FIFO]  (then: echo lun0.file=PATH > FIFO)\n");
 }
 
 int main(int argc, char **argv)
@@ -179,6 +188,7 @@ int main(int argc, char **argv)
 	struct usbip_server_config cfg;
 	struct usbip_server *srv = NULL;
 	const char *address = "127.0.0.1";
+	const char *control = NULL;
 	unsigned long port = USBIP_PORT_DEFAULT;
 	char err[256];
 	int left, rc;
@@ -198,6 +208,8 @@ int main(int argc, char **argv)
 
 		if (strncmp(argv[i], "address=", 8) == 0) {
 			address = argv[i] + 8;
+		} else if (strncmp(argv[i], "control=", 8) == 0 && argv[i][8]) {
+			control = argv[i] + 8;
 		} else if (strncmp(argv[i], "port=", 5) == 0) {
 			port = strtoul(argv[i] + 5, &end, 10);
 			if (*end || end == argv[i] + 5 || port > 65535) {
@@ -255,8 +267,23 @@ int main(int argc, char **argv)
 		       usbip_server_port(srv), address, usbip_server_busid(srv, 0));
 	fflush(stdout);
 
+	if (control) {
+		rc = medium_control_start(control);
+		if (rc < 0) {
+			fprintf(stderr, "mass_storage: control=%s: cannot create the FIFO\n", control);
+			msg_exit();
+			usbip_server = NULL;
+			usbip_server_destroy(srv);
+			return 1;
+		}
+		printf("mass_storage: media: echo lun0.file=PATH > %s (empty PATH ejects)\n",
+		       control);
+		fflush(stdout);
+	}
+
 	rc = usbip_server_run(srv);
 	msg_exit();
+	medium_control_stop();
 	usbip_server = NULL;
 	usbip_server_destroy(srv);
 	printf("mass_storage: stopped\n");

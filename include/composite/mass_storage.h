@@ -74,7 +74,7 @@ struct fsg_backend;
  * [0, capacity). Called from the worker thread only, one call at a time.
  * @read: mandatory. Read @len bytes at @offset into @buf. Return the bytes
  *	read (a short count means an error at offset + count), or a
- *	negative USB_E* error (USB_EIO for a medium error).
+ *	negative USB_E* error (-USB_EIO for a medium error).
  * @write: mandatory unless the backend is read-only. As @read.
  * @flush: optional. Make everything written durable (fdatasync). Return 0
  *	or a negative error. Without it writes count as durable on return.
@@ -115,8 +115,8 @@ struct fsg_backend {
  * A block device reports its logical block size. @sync_fua is unused
  * today and must be false (FUA is done with flush).
  * Return: 0 and *@out (owned by the caller until handed to a LUN);
- * USB_ENOENT, USB_EACCES, USB_EINVAL (not a file or device, or empty),
- * USB_ENOMEM, USB_EIO; USB_EOPNOTSUPP in builds without POSIX files.
+ * -USB_ENOENT, -USB_EACCES, -USB_EINVAL (not a file or device, or empty),
+ * -USB_ENOMEM, -USB_EIO; -USB_EOPNOTSUPP in builds without POSIX files.
  */
 int fsg_backend_file_open(struct fsg_backend **out, const char *path, bool ro,
 			  bool sync_fua);
@@ -126,7 +126,7 @@ int fsg_backend_file_open(struct fsg_backend **out, const char *path, bool ro,
  * @mem: the memory (borrowed; must outlive the backend), or NULL to
  *	allocate @size zeroed bytes owned by the backend.
  * @block_size: 512, 1024, 2048 or 4096; @size must be a multiple of it.
- * Return: 0 and *@out; USB_EINVAL; USB_ENOMEM.
+ * Return: 0 and *@out; -USB_EINVAL; -USB_ENOMEM.
  */
 int fsg_backend_mem_create(struct fsg_backend **out, void *mem, uint64_t size,
 			   uint32_t block_size, bool ro);
@@ -257,7 +257,7 @@ void fsg_module_parameters_init(struct fsg_module_parameters *params);
  *	front, so a caller can parse its own keys (address=, port=) next.
  * @errbuf, @errlen: on error, a message naming the parameter
  *	("ro: value 2 of LUN 1 is not a boolean"); may be NULL/0.
- * Return: the number of arguments left in @argv (>= 0), or USB_EINVAL
+ * Return: the number of arguments left in @argv (>= 0), or -USB_EINVAL
  * (@params may then be partly filled).
  */
 int fsg_module_parameters_parse(struct fsg_module_parameters *params,
@@ -282,9 +282,9 @@ void fsg_config_from_params(struct fsg_config *cfg,
  * @cdev: the composite device the function will be added to (borrowed).
  * @cfg: the configuration (read during the call only, except @cfg->ops).
  * Context: a driver's bind (or any thread that is not the event context).
- * Return: 0; USB_EINVAL for a bad configuration (nluns, buffer sizes,
+ * Return: 0; -USB_EINVAL for a bad configuration (nluns, buffer sizes,
  * a non-removable LUN without medium, inquiry strings too long); the
- * error opening a backing file (USB_ENOENT...); USB_ENOMEM; USB_EAGAIN
+ * error opening a backing file (-USB_ENOENT...); -USB_ENOMEM; -USB_EAGAIN
  * when no thread could be started. On error nothing is left and every
  * backend handed in through @cfg has been released.
  */
@@ -310,7 +310,7 @@ void fsg_common_put(struct fsg_common *common);
  * Takes its own reference on @common, dropped when the function is freed
  * (usb_composite_unregister(), usb_remove_function()).
  * Context: a configuration's bind.
- * Return: 0, USB_EINVAL (NULL arguments, @cdev not @c's), USB_ENOMEM, or
+ * Return: 0, -USB_EINVAL (NULL arguments, @cdev not @c's), -USB_ENOMEM, or
  * the error of usb_add_function() (no interface or endpoint left...).
  */
 int fsg_add(struct usb_composite_dev *cdev, struct usb_configuration *c,
@@ -327,8 +327,8 @@ unsigned fsg_common_nluns(const struct fsg_common *common);
  * MEDIUM CHANGED (06/28/00) after an insert. The file is opened before
  * the LUN is touched; the call waits for a command in progress to end.
  * Context: any thread but the event context.
- * Return: 0; USB_EINVAL (no such LUN); USB_EPERM (LUN not removable and
- * @path NULL); USB_EBUSY (the host prevented medium removal); the error
+ * Return: 0; -USB_EINVAL (no such LUN); -USB_EPERM (LUN not removable and
+ * @path NULL); -USB_EBUSY (the host prevented medium removal); the error
  * of opening the file.
  */
 int fsg_common_set_lun_file(struct fsg_common *common, unsigned lun, const char *path);

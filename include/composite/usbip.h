@@ -121,9 +121,9 @@ void usbip_server_config_init(struct usbip_server_config *cfg);
  * usbip_server_start().
  * @out: receives the server (owned by the caller: usbip_server_destroy()).
  * Context: any thread.
- * Return: 0; USB_EINVAL for a bad configuration or address; USB_EADDRINUSE
- * when the port is taken; USB_EEXIST when a UDC of the same name is already
- * registered; USB_ENOMEM; USB_EIO for other socket errors. On error
+ * Return: 0; -USB_EINVAL for a bad configuration or address; -USB_EADDRINUSE
+ * when the port is taken; -USB_EEXIST when a UDC of the same name is already
+ * registered; -USB_ENOMEM; -USB_EIO for other socket errors. On error
  * nothing stays registered or open.
  */
 int usbip_server_create(const struct usbip_server_config *cfg,
@@ -145,7 +145,7 @@ const char *usbip_server_busid(const struct usbip_server *server, unsigned index
  * usbip_server_run() - serve in the calling thread until
  * usbip_server_stop(). Every connection is closed (attached hosts see an
  * unplug) before it returns.
- * Return: 0 after a stop; USB_EBUSY if already serving; USB_EIO on a
+ * Return: 0 after a stop; -USB_EBUSY if already serving; -USB_EIO on a
  * failure of the listening socket.
  */
 int usbip_server_run(struct usbip_server *server);
@@ -153,7 +153,7 @@ int usbip_server_run(struct usbip_server *server);
 /**
  * usbip_server_start() - serve in a background thread (as
  * usbip_server_run()). Stop it with usbip_server_stop() and
- * usbip_server_destroy(). Return: 0, USB_EBUSY or USB_ENOMEM.
+ * usbip_server_destroy(). Return: 0, -USB_EBUSY or -USB_ENOMEM.
  */
 int usbip_server_start(struct usbip_server *server);
 

@@ -7,9 +7,8 @@
 # Host: the write landed in the image.
 #
 # The insertion step is provider specific: the kernel's gadget takes a file
-# name in configfs; for examples/mass_storage the mechanism is the MSF's to
-# define, and until it exists this case is not registered for provider ours
-# (see COMPOSITE_LINUX_HOST_MSF_INSERT in CMakeLists.txt).
+# name in configfs; examples/mass_storage reads "lun0.file=PATH" from its
+# control= FIFO (fsg_common_set_lun_file()).
 LH_LIB=${LH_LIB:-$(cd "$(dirname "$0")/../lib" && pwd)}
 . "$LH_LIB/common.sh"
 
@@ -27,15 +26,24 @@ host_main() {
 
 # ---------------------------------------------------------------------------
 # insert_medium PROVIDER FILE: put FILE into LUN 0 while attached.
-# >>> For provider "ours" this is a placeholder: write it when mass_storage
-# >>> gets its insertion mechanism, then set COMPOSITE_LINUX_HOST_MSF_INSERT.
+MSF_CONTROL=/tmp/msf.control
 insert_medium() {
     case "$1" in
     vudc|dummy)
         echo "$2" >"$KGADGET/functions/mass_storage.0/lun.0/file" ||
             lh_fail "configfs: insert $2" ;;
     ours)
-        lh_fail "insert_medium: mass_storage has no medium-insertion mechanism yet" ;;
+        echo "lun0.file=$2" >"$MSF_CONTROL" || lh_fail "control FIFO: insert $2"
+        g_wait 10 "mass_storage to report the insertion" \
+            grep -F -q "lun0: medium $2 inserted" "$OURS_LOG" ;;
+    esac
+}
+
+# no_medium_args PROVIDER: the gadget's arguments for a LUN without medium.
+no_medium_args() {
+    case "$1" in
+    ours) mkdir -p /tmp; echo "file= removable=1 control=$MSF_CONTROL" ;;
+    *) echo "removable=1" ;;
     esac
 }
 # ---------------------------------------------------------------------------
@@ -48,7 +56,8 @@ poke_sda() { "$DD" if=/dev/sda of=/dev/null bs=512 count=1 iflag=direct status=n
 
 guest_main() {
     g_stage medium.img
-    g_gadget_start "$1" removable=1
+    # shellcheck disable=SC2046
+    g_gadget_start "$1" $(no_medium_args "$1")
     g_attach
     g_wait_block sda
     g_expect_dmesg "Attached SCSI removable disk" 30
