@@ -192,7 +192,7 @@ static bool utf16_ok(const uint8_t *s, int bytes, char *ascii, size_t size)
 static void check_strings(struct hc *hc, const struct str_refs *refs)
 {
 	uint8_t s0[256], s[256];
-	uint16_t langs[MAX_LANGS];
+	uint16_t langs[MAX_LANGS] = { 0 };
 	char id[96], hex[64], text[128];
 	int n_langs, rc;
 

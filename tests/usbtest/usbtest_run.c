@@ -131,7 +131,9 @@ static int open_device(unsigned vid, unsigned pid, char *name, size_t name_len)
 				fclose(f);
 		}
 		if (fd >= 0) {
-			snprintf(name, name_len, "%s (%s)", e->d_name, node);
+			/* A cut name is only a label in the report. */
+			if (snprintf(name, name_len, "%s (%s)", e->d_name, node) >= (int)name_len)
+				name[name_len - 1] = '\0';
 			break;
 		}
 		fprintf(stderr, "usbtest_run: cannot open %s: %s\n", node, strerror(errno));
