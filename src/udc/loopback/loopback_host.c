@@ -315,7 +315,9 @@ static int control(struct usb_loopback_host *h, uint8_t type, uint8_t request,
 	return do_control(h, &s, data, timeout_ms);
 }
 
-int usb_loopback_host_clear_halt(struct usb_loopback_host *h, uint8_t ep, unsigned timeout_ms)
+/* A standard no-data request, as a host call of its own. */
+static int standard_no_data(struct usb_loopback_host *h, uint8_t recip, uint8_t request,
+			    uint16_t value, uint16_t index, unsigned timeout_ms)
 {
 	int rc;
 
@@ -324,26 +326,23 @@ int usb_loopback_host_clear_halt(struct usb_loopback_host *h, uint8_t ep, unsign
 	rc = host_begin(h);
 	if (rc)
 		return rc;
-	rc = control(h, USB_DIR_OUT | USB_TYPE_STANDARD | USB_RECIP_ENDPOINT,
-		     USB_REQ_CLEAR_FEATURE, USB_ENDPOINT_HALT, ep, 0, NULL, timeout_ms);
+	rc = control(h, USB_DIR_OUT | USB_TYPE_STANDARD | recip, request, value, index,
+		     0, NULL, timeout_ms);
 	host_end(h);
 	return rc;
+}
+
+int usb_loopback_host_clear_halt(struct usb_loopback_host *h, uint8_t ep, unsigned timeout_ms)
+{
+	return standard_no_data(h, USB_RECIP_ENDPOINT, USB_REQ_CLEAR_FEATURE,
+				USB_ENDPOINT_HALT, ep, timeout_ms);
 }
 
 int usb_loopback_host_set_interface(struct usb_loopback_host *h, uint8_t intf,
 				    uint8_t alt, unsigned timeout_ms)
 {
-	int rc;
-
-	if (!h)
-		return -USB_EINVAL;
-	rc = host_begin(h);
-	if (rc)
-		return rc;
-	rc = control(h, USB_DIR_OUT | USB_TYPE_STANDARD | USB_RECIP_INTERFACE,
-		     USB_REQ_SET_INTERFACE, alt, intf, 0, NULL, timeout_ms);
-	host_end(h);
-	return rc;
+	return standard_no_data(h, USB_RECIP_INTERFACE, USB_REQ_SET_INTERFACE, alt, intf,
+				timeout_ms);
 }
 
 /* ---- enumeration -------------------------------------------------------- */

@@ -303,34 +303,30 @@ static int lb_wakeup(struct usb_gadget *g)
 	return rc;
 }
 
-static int lb_vbus_draw(struct usb_gadget *g, unsigned mA)
+/* Record what the gadget told its controller, for usb_loopback_host_info(). */
+static int record_info(struct usb_gadget *g, unsigned *field_of_info, unsigned value)
 {
 	struct usb_loopback_host *h = host_of_gadget(g);
 
 	pthread_mutex_lock(&h->lock);
-	h->info.vbus_mA = mA;
+	*field_of_info = value;
 	pthread_mutex_unlock(&h->lock);
 	return 0;
+}
+
+static int lb_vbus_draw(struct usb_gadget *g, unsigned mA)
+{
+	return record_info(g, &host_of_gadget(g)->info.vbus_mA, mA);
 }
 
 static int lb_set_address(struct usb_gadget *g, unsigned address)
 {
-	struct usb_loopback_host *h = host_of_gadget(g);
-
-	pthread_mutex_lock(&h->lock);
-	h->info.address = address;
-	pthread_mutex_unlock(&h->lock);
-	return 0;
+	return record_info(g, &host_of_gadget(g)->info.address, address);
 }
 
 static int lb_test_mode(struct usb_gadget *g, unsigned selector)
 {
-	struct usb_loopback_host *h = host_of_gadget(g);
-
-	pthread_mutex_lock(&h->lock);
-	h->info.test_mode = selector;
-	pthread_mutex_unlock(&h->lock);
-	return 0;
+	return record_info(g, &host_of_gadget(g)->info.test_mode, selector);
 }
 
 static const struct usb_gadget_ops lb_gadget_ops = {
