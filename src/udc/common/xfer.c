@@ -104,8 +104,9 @@ static bool in_needs_zlp(const struct udcx_req *r, size_t mp)
 }
 
 /*
- * IN: fill @u from the queued requests, one packet at a time. Return true
- * when @u has ended (its status in *status); false while it waits for data.
+ * IN: fill @u from the queued requests, packet by packet (a run of full
+ * packets in one copy). Return true when @u has ended (its status in
+ * *status); false while it waits for data.
  */
 static bool in_fill(struct udcx_ep *ep, struct udcx_urb *u, int *status,
 		    struct udcx_done *done)
@@ -115,9 +116,27 @@ static bool in_fill(struct udcx_ep *ep, struct udcx_urb *u, int *status,
 
 	while ((r = head_req(ep)) != NULL) {
 		size_t rem = (size_t)r->req.length - r->req.actual;
-		size_t pkt = min_size(rem, mp);
 		size_t room = u->limit - u->actual;
-		size_t n = min_size(pkt, room);
+		size_t run = min_size(rem, room) / mp * mp;
+		size_t pkt, n;
+
+		if (run > 0) {
+			/* A run of full packets in one copy: none ends anything
+			 * but the request (when it needs no ZLP) or the transfer. */
+			memcpy((uint8_t *)u->buf + u->actual,
+			       (const uint8_t *)r->req.buf + r->req.actual, run);
+			u->actual += run;
+			r->req.actual += (unsigned)run;
+			if (r->req.actual == r->req.length && !in_needs_zlp(r, mp))
+				req_finish(r, 0, done);
+			if (u->actual == u->limit) {
+				*status = 0;
+				return true;
+			}
+			continue;
+		}
+		pkt = min_size(rem, mp);
+		n = min_size(pkt, room);
 
 		if (n > 0)
 			memcpy((uint8_t *)u->buf + u->actual,
@@ -170,9 +189,22 @@ static bool out_drain(struct udcx_ep *ep, struct udcx_urb *u, int *status,
 	struct udcx_req *r;
 
 	while (!out_all_taken(ep, u) && (r = head_req(ep)) != NULL) {
-		size_t pkt = min_size(u->limit - u->actual, mp);
 		size_t room = (size_t)r->req.length - r->req.actual;
-		size_t n = min_size(pkt, room);
+		size_t run = min_size(u->limit - u->actual, room) / mp * mp;
+		size_t pkt, n;
+
+		if (run > 0) {
+			/* A run of full packets that all fit: one copy. */
+			memcpy((uint8_t *)r->req.buf + r->req.actual,
+			       (const uint8_t *)u->buf + u->actual, run);
+			r->req.actual += (unsigned)run;
+			u->actual += run;
+			if (r->req.actual == r->req.length)
+				req_finish(r, 0, done);
+			continue;
+		}
+		pkt = min_size(u->limit - u->actual, mp);
+		n = min_size(pkt, room);
 
 		if (n > 0)
 			memcpy((uint8_t *)r->req.buf + r->req.actual,

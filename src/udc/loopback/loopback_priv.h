@@ -14,6 +14,7 @@
 #define LOOPBACK_PRIV_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 
 #include "composite/loopback_host.h"
@@ -46,6 +47,10 @@ struct usb_loopback_host {
 
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
+	/* Bumped (lock held) with every broadcast of cond: a waiter polls it
+	 * with the lock dropped before sleeping (loopback_host.c). */
+	atomic_uint changes;
+	unsigned spin_budget;	/* host thread only */
 	struct lb_ep ep0;
 	struct lb_ep *eps;
 	size_t neps;
@@ -62,6 +67,9 @@ struct usb_loopback_host {
 };
 
 /* ---- loopback_udc.c ---------------------------------------------------- */
+
+/* Wake whoever waits on h->cond, and count the change. Lock held. */
+void lb__kick(struct usb_loopback_host *h);
 
 /*
  * Put what an engine call finished where it belongs: requests onto

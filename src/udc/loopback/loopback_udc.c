@@ -29,6 +29,12 @@ static struct lb_ep *lep_of(struct usb_ep *ep)
 
 /* ---- event-context plumbing ------------------------------------------- */
 
+void lb__kick(struct usb_loopback_host *h)
+{
+	atomic_fetch_add_explicit(&h->changes, 1u, memory_order_release);
+	pthread_cond_broadcast(&h->cond);
+}
+
 void lb__settle(struct usb_loopback_host *h, struct udcx_done *done)
 {
 	while (!list_empty(&done->reqs))
@@ -36,7 +42,7 @@ void lb__settle(struct usb_loopback_host *h, struct udcx_done *done)
 	/* Host transfers are waited on through their pending flag. */
 	while (!list_empty(&done->urbs))
 		list_del_init(done->urbs.next);
-	pthread_cond_broadcast(&h->cond);
+	lb__kick(h);
 }
 
 bool lb__enter(struct usb_loopback_host *h)
@@ -52,7 +58,7 @@ void lb__leave(struct usb_loopback_host *h)
 {
 	pthread_mutex_lock(&h->lock);
 	h->in_event--;
-	pthread_cond_broadcast(&h->cond);
+	lb__kick(h);
 }
 
 int lb__run_completions(struct usb_loopback_host *h)
@@ -274,7 +280,7 @@ static int lb_pullup(struct usb_gadget *g, int is_on)
 	h->info.pullup = h->pullup;
 	if (!h->pullup && h->connected)
 		h->unplug_pending = true;	/* the host thread reports it */
-	pthread_cond_broadcast(&h->cond);
+	lb__kick(h);
 	pthread_mutex_unlock(&h->lock);
 	return 0;
 }
