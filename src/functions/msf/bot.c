@@ -41,6 +41,9 @@ int msf__sleep_locked(struct fsg_common *common, bool can_freeze)
  */
 #define MSF_SPIN_MIN 64u
 #define MSF_SPIN_MAX 200000u
+/* Polls between two msf__os_relax(): the thread we wait for may share our
+ * CPU (the scheduler puts a woken thread beside its waker). */
+#define MSF_SPIN_RELAX 64u
 
 static bool spin_for(struct fsg_common *common, struct msf__buffhd *bh,
 		     enum msf__buf_state state)
@@ -54,6 +57,8 @@ static bool spin_for(struct fsg_common *common, struct msf__buffhd *bh,
 			common->spin_budget = MSF_SPIN_MAX;
 			return true;
 		}
+		if (i % MSF_SPIN_RELAX == MSF_SPIN_RELAX - 1)
+			msf__os_relax(common->os);
 	}
 	common->spin_budget = budget - budget / 8;
 	return false;

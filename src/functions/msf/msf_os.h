@@ -24,6 +24,9 @@ void msf__os_lock(struct msf__os *os);
 void msf__os_unlock(struct msf__os *os);
 void msf__os_wait(struct msf__os *os);
 void msf__os_wake(struct msf__os *os);	/* wake every waiter */
+/* Between polls of a busy wait: let a thread sharing this CPU run (the
+ * one being waited for may be it). */
+void msf__os_relax(struct msf__os *os);
 
 /* The LUN ("file") lock. */
 void msf__os_file_lock(struct msf__os *os);

@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <semaphore.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -80,6 +81,12 @@ void msf__os_wait(struct msf__os *os)
 void msf__os_wake(struct msf__os *os)
 {
 	pthread_cond_broadcast(&os->cond);
+}
+
+void msf__os_relax(struct msf__os *os)
+{
+	(void)os;
+	sched_yield();
 }
 
 void msf__os_file_lock(struct msf__os *os)

@@ -366,7 +366,7 @@ void udcx__req_init(struct udcx_req *r)
 	INIT_LIST_HEAD(&r->node);
 }
 
-int udcx__ep_queue(struct udcx_ep *ep, struct udcx_req *r, struct udcx_done *done)
+int udcx__ep_queue_only(struct udcx_ep *ep, struct udcx_req *r)
 {
 	if (!ep->enabled)
 		return -USB_ESHUTDOWN;
@@ -376,8 +376,21 @@ int udcx__ep_queue(struct udcx_ep *ep, struct udcx_req *r, struct udcx_done *don
 	r->req.actual = 0;
 	r->req.status = -USB_EINPROGRESS;
 	list_add_tail(&r->node, &ep->reqs);
-	ep_run(ep, done);
 	return 0;
+}
+
+int udcx__ep_queue(struct udcx_ep *ep, struct udcx_req *r, struct udcx_done *done)
+{
+	int rc = udcx__ep_queue_only(ep, r);
+
+	if (rc == 0)
+		ep_run(ep, done);
+	return rc;
+}
+
+void udcx__ep_run(struct udcx_ep *ep, struct udcx_done *done)
+{
+	ep_run(ep, done);
 }
 
 int udcx__ep_dequeue(struct udcx_ep *ep, struct udcx_req *r, struct udcx_done *done)

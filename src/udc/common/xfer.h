@@ -217,6 +217,16 @@ static inline struct udcx_req *udcx__req_of(struct usb_request *req)
 int udcx__ep_queue(struct udcx_ep *ep, struct udcx_req *r, struct udcx_done *done);
 
 /*
+ * Queue @r without moving data yet (errors as udcx__ep_queue()); a later
+ * udcx__ep_run() moves it. For a backend whose host side moves the bytes
+ * in its own thread, as a controller's DMA would.
+ */
+int udcx__ep_queue_only(struct udcx_ep *ep, struct udcx_req *r);
+
+/* Move data between @ep's queued requests and pending host transfers. */
+void udcx__ep_run(struct udcx_ep *ep, struct udcx_done *done);
+
+/*
  * Remove @r from @ep's queue and finish it with USB_ECONNRESET (actual
  * keeps what was transferred) into @done.
  * Return: 0, or USB_EINVAL if @r is not queued on @ep.

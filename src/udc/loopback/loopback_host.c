@@ -12,6 +12,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -35,26 +36,42 @@ static void deadline_in(struct timespec *ts, unsigned ms)
  * Adaptive polling before sleeping, as a host controller would see a
  * request the moment it is queued: waking this thread from another CPU
  * costs more than the gadget's whole answer when it comes within
- * microseconds (bench_msf: about half the throughput). The budget is full
- * again when polling succeeds and shrinks by an eighth each time it does
- * not, so a gadget that keeps the host waiting soon costs only
- * LB_SPIN_MIN polls per wait.
+ * microseconds (bench_msf). Polling lasts up to LB_SPIN_NS while it keeps
+ * paying off; each time it does not, the next one is an eighth shorter, so
+ * a gadget that keeps the host waiting soon costs only LB_SPIN_MIN_NS.
  */
-#define LB_SPIN_MIN 64u
-#define LB_SPIN_MAX 100000u
+#define LB_SPIN_NS 500000L
+#define LB_SPIN_MIN_NS 2000L
+
+static long elapsed_ns(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long)(t.tv_sec - t0->tv_sec) * 1000000000L + (t.tv_nsec - t0->tv_nsec);
+}
 
 /* Poll h->changes with the lock dropped. Return: true if it moved. */
 static bool spin_for_change(struct usb_loopback_host *h)
 {
 	unsigned seen = atomic_load_explicit(&h->changes, memory_order_relaxed);
-	unsigned budget = h->spin_budget < LB_SPIN_MIN ? LB_SPIN_MIN : h->spin_budget;
+	long budget = h->spin_ns < LB_SPIN_MIN_NS ? LB_SPIN_MIN_NS : h->spin_ns;
+	struct timespec t0;
 	bool moved = false;
 
 	pthread_mutex_unlock(&h->lock);
-	for (unsigned i = 0; i < budget && !moved; i++)
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (unsigned i = 1; !moved; i++) {
 		moved = atomic_load_explicit(&h->changes, memory_order_acquire) != seen;
+		if (i % 64u == 0 && !moved) {
+			if (elapsed_ns(&t0) > budget)
+				break;
+			/* The thread we wait for may share our CPU: let it run. */
+			sched_yield();
+		}
+	}
 	pthread_mutex_lock(&h->lock);
-	h->spin_budget = moved ? LB_SPIN_MAX : budget - budget / 8;
+	h->spin_ns = moved ? LB_SPIN_NS : budget - budget / 8;
 	/* A change between the last poll and the lock broadcast to nobody. */
 	return moved || atomic_load_explicit(&h->changes, memory_order_relaxed) != seen;
 }

@@ -28,6 +28,7 @@ struct lb_ep {
 	char name[16];
 	uint8_t hw_address;	/* number | USB_DIR_IN, fixed by the hardware */
 	uint8_t host_address;	/* bEndpointAddress while enabled */
+	bool run_deferred;	/* requests queued for the host thread to move */
 };
 
 struct usb_loopback_xfer {
@@ -50,7 +51,7 @@ struct usb_loopback_host {
 	/* Bumped (lock held) with every broadcast of cond: a waiter polls it
 	 * with the lock dropped before sleeping (loopback_host.c). */
 	atomic_uint changes;
-	unsigned spin_budget;	/* host thread only */
+	long spin_ns;		/* polling budget (host thread only) */
 	struct lb_ep ep0;
 	struct lb_ep *eps;
 	size_t neps;
@@ -61,6 +62,7 @@ struct usb_loopback_host {
 	bool pullup;
 	bool connected;
 	bool unplug_pending;	/* pullup went off while connected */
+	bool deferred;		/* some lb_ep has run_deferred set */
 	unsigned in_event;	/* entry-point calls running */
 	unsigned long given_back;	/* requests given back by the host thread */
 	struct usb_loopback_host_info info;
@@ -86,8 +88,9 @@ void lb__settle(struct usb_loopback_host *h, struct udcx_done *done);
 bool lb__enter(struct usb_loopback_host *h);
 void lb__leave(struct usb_loopback_host *h);
 
-/* Give back h->pending in the host thread. Lock held (dropped meanwhile).
- * Return: how many. */
+/* In the host thread: move the data lb_queue() deferred, give back
+ * h->pending, until neither is left. Lock held (dropped meanwhile).
+ * Return: how many requests were given back. */
 int lb__run_completions(struct usb_loopback_host *h);
 
 /* Finish every queued request with @req_status and every pending host
