@@ -48,6 +48,22 @@ best() { awk -v a="$1" -v b="$2" 'BEGIN { print (a == "" || b + 0 > a + 0) ? b :
 # lowest A B: the smaller of two times.
 lowest() { awk -v a="$1" -v b="$2" 'BEGIN { print (a == "" || b + 0 < a + 0) ? b : a }'; }
 
+# cpu_now PID: "busy idle proc" clock ticks so far: the guest's busy and
+# idle time (/proc/stat) and that of process PID (0 without one).
+cpu_now() {
+    _p=0
+    [ -z "$1" ] || _p=$(awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0)
+    awk -v p="$_p" '/^cpu / { print $2 + $3 + $4 + $7 + $8, $5 + $6, p }' /proc/stat
+}
+
+# cpu_share BEFORE AFTER: "guest idle I%, gadget G% of busy" between two
+# cpu_now readings.
+cpu_share() {
+    echo "$1 $2" | awk '{ b = $4 - $1; i = $5 - $2; p = $6 - $3
+        gi = (b + i > 0) ? 100 * i / (b + i) : 0; gp = (b > 0) ? 100 * p / b : 0
+        printf "guest idle %.0f%%, gadget process %.0f%% of the busy time", gi, gp }'
+}
+
 # measure NAME: enumeration, then write and read of the whole of sda, then
 # detach and stop; keeps the best of the rounds in W_<NAME>, R_<NAME> (MB/s)
 # and E_<NAME> (s).
@@ -56,13 +72,19 @@ measure() {
     g_wait_block sda 120
     _e=$(g_elapsed "$ATTACH_T0")
     [ "$(g_sectors sda)" = 131072 ] || lh_fail "$1: sda is not 64 MiB"
+    _pid=
+    [ "$1" != ours ] || _pid=$OURS_PID
+    _c0=$(cpu_now "$_pid")
     timeout 900 "$DD" if=/dev/zero of=/dev/sda bs=1M count=64 oflag=direct \
         2>"$GW/dd.log" || { cat "$GW/dd.log"; lh_fail "$1: write"; }
     _w=$(rate_of "$GW/dd.log")
+    _c1=$(cpu_now "$_pid")
     timeout 900 "$DD" if=/dev/sda of=/dev/null bs=1M count=64 iflag=direct \
         2>"$GW/dd.log" || { cat "$GW/dd.log"; lh_fail "$1: read"; }
     _r=$(rate_of "$GW/dd.log")
+    _c2=$(cpu_now "$_pid")
     lh_log "$1: write $_w MB/s, read $_r MB/s, enumeration $_e s"
+    lh_log "$1: write: $(cpu_share "$_c0" "$_c1"); read: $(cpu_share "$_c1" "$_c2")"
     eval "W_$1=\$(best \"\$W_$1\" \"\$_w\") R_$1=\$(best \"\$R_$1\" \"\$_r\")"
     eval "E_$1=\$(lowest \"\$E_$1\" \"\$_e\")"
     g_detach

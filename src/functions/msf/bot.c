@@ -50,6 +50,8 @@ static bool spin_for(struct fsg_common *common, struct msf__buffhd *bh,
 {
 	unsigned budget = common->spin_budget;
 
+	if (!msf__os_can_poll(common->os))
+		return false;
 	if (budget < MSF_SPIN_MIN)
 		budget = MSF_SPIN_MIN;
 	for (unsigned i = 0; i < budget; i++) {

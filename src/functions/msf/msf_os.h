@@ -27,6 +27,9 @@ void msf__os_wake(struct msf__os *os);	/* wake every waiter */
 /* Between polls of a busy wait: let a thread sharing this CPU run (the
  * one being waited for may be it). */
 void msf__os_relax(struct msf__os *os);
+/* Whether busy waiting can pay off: false with a single CPU, where the
+ * thread waited for cannot run while we poll. */
+bool msf__os_can_poll(const struct msf__os *os);
 
 /* The LUN ("file") lock. */
 void msf__os_file_lock(struct msf__os *os);

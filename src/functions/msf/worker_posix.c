@@ -17,6 +17,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "msf_internal.h"
 #include "msf_os.h"
@@ -24,6 +25,7 @@
 struct msf__os {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
+	bool multi_cpu;		/* more than one CPU online at creation */
 	pthread_mutex_t file_lock;
 	pthread_t thread;
 	bool has_thread;
@@ -37,6 +39,7 @@ int msf__os_create(struct msf__os **out)
 
 	if (!os)
 		return -USB_ENOMEM;
+	os->multi_cpu = sysconf(_SC_NPROCESSORS_ONLN) > 1;
 	if (pthread_mutex_init(&os->lock, NULL))
 		goto fail_os;
 	if (pthread_cond_init(&os->cond, NULL))
@@ -81,6 +84,11 @@ void msf__os_wait(struct msf__os *os)
 void msf__os_wake(struct msf__os *os)
 {
 	pthread_cond_broadcast(&os->cond);
+}
+
+bool msf__os_can_poll(const struct msf__os *os)
+{
+	return os->multi_cpu;
 }
 
 void msf__os_relax(struct msf__os *os)
