@@ -914,6 +914,38 @@ static void test_loopback_host_worker_thread(void **state)
 	fx_free(x);
 }
 
+static void *queue_out_later(void *arg)
+{
+	struct worker *w = arg;
+
+	sleep_ms(w->delay_ms);
+	w->x->t.out_req->length = w->len;
+	assert_int_equal(usb_ep_queue(w->x->t.out, w->x->t.out_req, GFP_ATOMIC), 0);
+	return NULL;
+}
+
+/* OUT queued by a worker while the host waits: the host thread moves the
+ * bytes and gives the request back (loopback_udc.c's deferred path). */
+static void test_loopback_host_worker_out(void **state)
+{
+	struct fx *x = fx_up(false, USB_SPEED_HIGH);
+	struct worker w = { x, 50, 1024 };
+	uint8_t buf[1024];
+	pthread_t th;
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(buf); k++)
+		buf[k] = pat(k);
+	assert_int_equal(pthread_create(&th, NULL, queue_out_later, &w), 0);
+	assert_int_equal(usb_loopback_host_transfer(x->h, out_addr(x), buf, 1024, 0, TMO), 1024);
+	pthread_join(th, NULL);
+	assert_int_equal(last_log(x).status, 0);
+	assert_int_equal(last_log(x).actual, 1024);
+	assert_true(last_log(x).host_thread);
+	assert_memory_equal(x->t.out_buf, buf, 1024);
+	fx_free(x);
+}
+
 static void test_loopback_host_async(void **state)
 {
 	struct fx *x = fx_up(false, USB_SPEED_HIGH);
@@ -1090,6 +1122,7 @@ int main(void)
 		cmocka_unit_test(test_loopback_host_disconnect_pending_transfer),
 		cmocka_unit_test(test_loopback_host_bus_reset),
 		cmocka_unit_test(test_loopback_host_worker_thread),
+		cmocka_unit_test(test_loopback_host_worker_out),
 		cmocka_unit_test(test_loopback_host_async),
 		cmocka_unit_test(test_loopback_host_bad_arguments),
 		cmocka_unit_test(test_loopback_host_suspend_resume_info),
