@@ -473,16 +473,29 @@ static void test_usbip_server_unlink_pending_and_completed(void **state)
 	assert_int_equal(r.h.seqnum, useq);
 	assert_int_equal(r.h.u.ret_unlink.status, 0);
 	/*
-	 * Never sent: vhci dequeues a URB before its CMD_SUBMIT went out and
-	 * still sends the CMD_UNLINK (its target older than the unlink): 0,
-	 * and the connection goes on.
+	 * Ahead of its submit: vhci dequeues a URB before its CMD_SUBMIT
+	 * went out (and never sends it), or sends the CMD_UNLINK first. The
+	 * target is newer than every submit: -ECONNRESET at once, and a
+	 * CMD_SUBMIT of it that follows is dropped unanswered.
 	 */
-	c.next_seq += 1;
-	useq = uc_unlink(&c, c.next_seq - 1);
-	assert_int_equal(uc_recv(&c, &r, buf, sizeof(buf)), 0);
-	assert_int_equal(r.h.command, USBIP_RET_UNLINK);
-	assert_int_equal(r.h.seqnum, useq);
-	assert_int_equal(r.h.u.ret_unlink.status, 0);
+	{
+		uint32_t target = c.next_seq + 1;
+
+		c.next_seq = target;
+		useq = uc_unlink(&c, target);
+		assert_int_equal(uc_recv(&c, &r, buf, sizeof(buf)), 0);
+		assert_int_equal(r.h.command, USBIP_RET_UNLINK);
+		assert_int_equal(r.h.seqnum, useq);
+		assert_int_equal(r.h.u.ret_unlink.status, -104);
+		c.next_seq = target - 2;
+		assert_int_equal(uc_submit(&c, tg_addr(g->sink) & 0x0f, false, NULL, buf, 16, 0),
+				 target);
+		c.next_seq = useq;
+		seq = uc_submit(&c, tg_addr(g->sink) & 0x0f, false, NULL, buf, 16, 0);
+		assert_int_equal(uc_recv(&c, &r, buf, sizeof(buf)), 0);
+		assert_int_equal(r.h.command, USBIP_RET_SUBMIT);
+		assert_int_equal(r.h.seqnum, seq);
+	}
 	/* A pending control transfer can be unlinked too. */
 	assert_int_equal(uc_control(&c, 0x80, USB_REQ_GET_STATUS, 0, 0, 2, buf, &actual), 0);
 	detach(&c, 0);

@@ -324,6 +324,17 @@ static int handle_unlink(struct usbip__conn *c, const struct usbip_header *h)
 	 */
 	if (!urb && !seq_after(h->seqnum, target))
 		return usbip__conn_hostile(c, "CMD_UNLINK of a URB not submitted before it");
+	if (!urb && (!c->any_submit || seq_after(target, c->last_submit))) {
+		/* Its CMD_SUBMIT is still to come (submits come in seqnum
+		 * order): cancel it now. The oldest entry goes if full. */
+		if (c->n_early_unlinks == USBIP_EARLY_UNLINKS) {
+			memmove(c->early_unlinks, c->early_unlinks + 1,
+				sizeof(c->early_unlinks) - sizeof(c->early_unlinks[0]));
+			c->n_early_unlinks--;
+		}
+		c->early_unlinks[c->n_early_unlinks++] = target;
+		return queue_ret_unlink(c, h->seqnum, USBIP_STATUS_ECONNRESET);
+	}
 	if (urb && usbip__urb_unlink(c->dev, urb)) {
 		list_del_init(&urb->conn_link);
 		c->pending_bytes -= urb->length;
@@ -335,6 +346,27 @@ static int handle_unlink(struct usbip__conn *c, const struct usbip_header *h)
 	if (rc < 0)
 		return rc;
 	return queue_ret_unlink(c, h->seqnum, 0);
+}
+
+/*
+ * Whether @seqnum's CMD_SUBMIT was unlinked before it came; forgets it,
+ * and every target older than it (their submits will never come).
+ */
+static bool take_early_unlink(struct usbip__conn *c, uint32_t seqnum)
+{
+	bool found = false;
+	unsigned kept = 0;
+
+	for (unsigned i = 0; i < c->n_early_unlinks; i++) {
+		uint32_t t = c->early_unlinks[i];
+
+		if (t == seqnum)
+			found = true;
+		else if (seq_after(t, seqnum))
+			c->early_unlinks[kept++] = t;
+	}
+	c->n_early_unlinks = kept;
+	return found;
 }
 
 /* A CMD_SUBMIT header arrived: check it and prepare to receive its payload. */
@@ -349,6 +381,9 @@ static int begin_submit(struct usbip__conn *c)
 
 	if (find_urb(c, h->seqnum))
 		return usbip__conn_hostile(c, "CMD_SUBMIT with the seqnum of a pending URB");
+	if (!c->any_submit || seq_after(h->seqnum, c->last_submit))
+		c->last_submit = h->seqnum;
+	c->any_submit = true;
 	rc = usbip__submit_payload(h, is_iso, (uint32_t)cfg->max_urb_bytes, &data, &iso);
 	if (rc == -USB_EMSGSIZE) {
 		snprintf(msg, sizeof(msg), "transfer_buffer_length %u over the cap of %zu",
@@ -381,6 +416,10 @@ static int finish_submit(struct usbip__conn *c)
 	int rc;
 
 	c->rx_urb = NULL;
+	if (take_early_unlink(c, urb->seqnum)) {
+		usbip__urb_free(urb);	/* already answered by its RET_UNLINK */
+		return 0;
+	}
 	if (urb->is_iso) {
 		bool inside = true;
 

@@ -155,6 +155,9 @@ bool usbip__dev_ep_is_iso(struct usbip__dev *dev, unsigned num, bool dir_in);
 /* One connection (usbip_conn_posix.c owns it; usbip_op_posix.c reads it). */
 enum usbip__rx_stage { USBIP_RX_HEADER, USBIP_RX_DATA, USBIP_RX_ISO };
 
+/* CMD_UNLINKs ahead of their CMD_SUBMIT remembered per connection. */
+#define USBIP_EARLY_UNLINKS 64
+
 struct usbip__conn {
 	struct list_head srv_link;
 	struct usbip_server *srv;
@@ -175,6 +178,17 @@ struct usbip__conn {
 	struct usbip__urb *rx_urb;
 	uint32_t rx_data, rx_iso;
 	uint8_t *iso_buf;
+	/*
+	 * CMD_UNLINKs that came before their CMD_SUBMIT: vhci's tx thread can
+	 * send a URB's unlink ahead of its submit when both are queued
+	 * between two of its passes. Answered -ECONNRESET at once; the
+	 * CMD_SUBMIT, if it comes, is dropped unanswered (a RET_SUBMIT for a
+	 * URB vhci gave back makes it drop the connection).
+	 */
+	uint32_t early_unlinks[USBIP_EARLY_UNLINKS];
+	unsigned n_early_unlinks;
+	bool any_submit;
+	uint32_t last_submit;		/* seqnum of the newest CMD_SUBMIT */
 	/* transmit queue */
 	struct list_head txq;
 	size_t tx_items;
