@@ -870,6 +870,7 @@ struct worker {
 	struct fx *x;
 	unsigned delay_ms;
 	unsigned len;
+	bool out;	/* queue the OUT request instead of the IN one */
 };
 
 static void *queue_later(void *arg)
@@ -877,14 +878,19 @@ static void *queue_later(void *arg)
 	struct worker *w = arg;
 
 	sleep_ms(w->delay_ms);
-	queue_in(w->x, w->x->t.in_req, w->len, false);
+	if (!w->out) {
+		queue_in(w->x, w->x->t.in_req, w->len, false);
+		return NULL;
+	}
+	w->x->t.out_req->length = w->len;
+	assert_int_equal(usb_ep_queue(w->x->t.out, w->x->t.out_req, GFP_ATOMIC), 0);
 	return NULL;
 }
 
 static void test_loopback_host_worker_thread(void **state)
 {
 	struct fx *x = fx_up(false, USB_SPEED_HIGH);
-	struct worker w = { x, 50, 1000 };
+	struct worker w = { x, 50, 1000, false };
 	uint8_t buf[2048];
 	pthread_t th;
 
@@ -914,29 +920,19 @@ static void test_loopback_host_worker_thread(void **state)
 	fx_free(x);
 }
 
-static void *queue_out_later(void *arg)
-{
-	struct worker *w = arg;
-
-	sleep_ms(w->delay_ms);
-	w->x->t.out_req->length = w->len;
-	assert_int_equal(usb_ep_queue(w->x->t.out, w->x->t.out_req, GFP_ATOMIC), 0);
-	return NULL;
-}
-
 /* OUT queued by a worker while the host waits: the host thread moves the
  * bytes and gives the request back (loopback_udc.c's deferred path). */
 static void test_loopback_host_worker_out(void **state)
 {
 	struct fx *x = fx_up(false, USB_SPEED_HIGH);
-	struct worker w = { x, 50, 1024 };
+	struct worker w = { x, 50, 1024, true };
 	uint8_t buf[1024];
 	pthread_t th;
 
 	(void)state;
 	for (size_t k = 0; k < sizeof(buf); k++)
 		buf[k] = pat(k);
-	assert_int_equal(pthread_create(&th, NULL, queue_out_later, &w), 0);
+	assert_int_equal(pthread_create(&th, NULL, queue_later, &w), 0);
 	assert_int_equal(usb_loopback_host_transfer(x->h, out_addr(x), buf, 1024, 0, TMO), 1024);
 	pthread_join(th, NULL);
 	assert_int_equal(last_log(x).status, 0);
