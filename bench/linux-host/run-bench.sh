@@ -12,8 +12,10 @@
 # only the ratios of one run mean something.
 #
 # Environment: LH_MASS_STORAGE (binary for (a)), LH_BENCH_REPS (rounds of
-# all providers in turn, the best of each kept; default 1), LH_BENCH_OUT (results file; default
-# $LH_WORKDIR/bench/results.txt), LH_WORKDIR, LH_CACHE as for the tests.
+# all providers in turn, the best of each kept; default 1), LH_BENCH_OUT
+# (results file; default $LH_WORKDIR/bench/results.txt), LH_BENCH_STRACE
+# (set: also count our gadget's system calls, see strace_profile),
+# LH_WORKDIR, LH_CACHE as for the tests.
 LH_LIB=${LH_LIB:-$(cd "$(dirname "$0")/../../tests/linux-host/lib" && pwd)}
 . "$LH_LIB/common.sh"
 
@@ -22,7 +24,7 @@ host_main() {
     _out=${LH_BENCH_OUT:-$LH_WORK/results.txt}
     _reps=${LH_BENCH_REPS:-1}
     if [ -n "${LH_MASS_STORAGE:-}" ]; then
-        h_guest 1800 ours "$_reps"
+        h_guest 1800 ours "$_reps" "${LH_BENCH_STRACE:+strace}"
     else
         lh_log "LH_MASS_STORAGE not set: (a) ours is left out"
         h_guest 1800 none "$_reps"
@@ -48,20 +50,49 @@ best() { awk -v a="$1" -v b="$2" 'BEGIN { print (a == "" || b + 0 > a + 0) ? b :
 # lowest A B: the smaller of two times.
 lowest() { awk -v a="$1" -v b="$2" 'BEGIN { print (a == "" || b + 0 < a + 0) ? b : a }'; }
 
-# cpu_now PID: "busy idle proc" clock ticks so far: the guest's busy and
-# idle time (/proc/stat) and that of process PID (0 without one).
+# cpu_now PID: "busy idle user sys" clock ticks so far: the guest's busy
+# and idle time (/proc/stat) and the user and system time of process PID
+# (0 0 without one).
 cpu_now() {
-    _p=0
-    [ -z "$1" ] || _p=$(awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0)
+    _p="0 0"
+    [ -z "$1" ] || _p=$(awk '{ print $14, $15 }' "/proc/$1/stat" 2>/dev/null || echo 0 0)
     awk -v p="$_p" '/^cpu / { print $2 + $3 + $4 + $7 + $8, $5 + $6, p }' /proc/stat
 }
 
-# cpu_share BEFORE AFTER: "guest idle I%, gadget G% of busy" between two
-# cpu_now readings.
+# cpu_share BEFORE AFTER: "guest idle I%, gadget G% of busy (user U%,
+# system S%)" between two cpu_now readings.
 cpu_share() {
-    echo "$1 $2" | awk '{ b = $4 - $1; i = $5 - $2; p = $6 - $3
-        gi = (b + i > 0) ? 100 * i / (b + i) : 0; gp = (b > 0) ? 100 * p / b : 0
-        printf "guest idle %.0f%%, gadget process %.0f%% of the busy time", gi, gp }'
+    echo "$1 $2" | awk '{ b = $5 - $1; i = $6 - $2; u = $7 - $3; s = $8 - $4
+        gi = (b + i > 0) ? 100 * i / (b + i) : 0
+        pu = (b > 0) ? 100 * u / b : 0; ps = (b > 0) ? 100 * s / b : 0
+        printf "guest idle %.0f%%, gadget process %.0f%% of the busy time", gi, pu + ps
+        printf " (user %.0f%%, system %.0f%%)", pu, ps }'
+}
+
+# strace_profile: with strace in the image, our gadget's system calls
+# (strace -c -f) during a 16 MiB write and a 16 MiB read, into
+# /host/strace-{write,read}.txt. Diagnostic only: ptrace slows it down.
+strace_profile() {
+    command -v strace >/dev/null || { lh_log "no strace in the image"; return 0; }
+    g_attach
+    g_wait_block sda 120
+    for _dir in write read; do
+        strace -c -f -o "$GW/strace-$_dir.txt" -p "$OURS_PID" 2>/dev/null &
+        _st=$!
+        sleep 1
+        if [ "$_dir" = write ]; then
+            "$DD" if=/dev/zero of=/dev/sda bs=1M count=16 oflag=direct 2>"$GW/dd.log"
+        else
+            "$DD" if=/dev/sda of=/dev/null bs=1M count=16 iflag=direct 2>"$GW/dd.log"
+        fi
+        kill -INT "$_st"
+        wait "$_st"
+        cp "$GW/strace-$_dir.txt" "/host/strace-$_dir.txt"
+        lh_log "strace $_dir ($(rate_of "$GW/dd.log") MB/s while traced):"
+        cat "$GW/strace-$_dir.txt"
+    done
+    g_detach
+    g_gadget_stop
 }
 
 # measure NAME: enumeration, then write and read of the whole of sda, then
@@ -115,6 +146,10 @@ guest_main() {
         fi
         _round=$((_round + 1))
     done
+    if [ "$1" = ours ] && [ "${3:-}" = strace ]; then
+        g_gadget_start ours "file=$IMG"
+        strace_profile
+    fi
     g_no_hung_tasks
 
     {
