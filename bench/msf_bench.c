@@ -94,6 +94,41 @@ static int command(struct usb_loopback_host *h, const uint8_t *cdb, int in, void
 	return csw[12];
 }
 
+/*
+ * The same command as a host controller with a transfer ring runs it: CBW,
+ * data and CSW submitted together (served in order on each endpoint), one
+ * wait for the CSW. Still one command at a time, as BOT wants.
+ */
+static int command_queued(struct usb_loopback_host *h, const uint8_t *cdb, int in, void *buf,
+			  uint32_t len)
+{
+	uint8_t cbw[31] = { 0 }, csw[13];
+	struct usb_loopback_xfer *x[3] = { NULL, NULL, NULL };
+	int rc = -1;
+
+	usb_put_le32(cbw, 0x43425355u);
+	usb_put_le32(cbw + 4, ++tag);
+	usb_put_le32(cbw + 8, len);
+	cbw[12] = in ? 0x80 : 0;
+	cbw[14] = 10;
+	memcpy(cbw + 15, cdb, 10);
+	if (usb_loopback_host_submit(h, ep_out, cbw, 31, 0, &x[0]) ||
+	    usb_loopback_host_submit(h, in ? ep_in : ep_out, buf, len, 0, &x[1]) ||
+	    usb_loopback_host_submit(h, ep_in, csw, 13, 0, &x[2]))
+		goto out;
+	if (usb_loopback_host_wait(h, x[2], TMO) != 13 || usb_get_le32(csw + 4) != tag ||
+	    usb_loopback_host_wait(h, x[0], TMO) != 31 ||
+	    usb_loopback_host_wait(h, x[1], TMO) != (int)len)
+		goto out;
+	rc = csw[12];
+out:
+	for (int i = 0; i < 3; i++)
+		usb_loopback_host_free(h, x[i]);
+	return rc;
+}
+
+static int queued_host;
+
 static int rw10(struct usb_loopback_host *h, int write, uint32_t lba, uint16_t blocks,
 		void *buf)
 {
@@ -101,7 +136,8 @@ static int rw10(struct usb_loopback_host *h, int write, uint32_t lba, uint16_t b
 			    (uint8_t)(lba >> 8), (uint8_t)lba, 0, (uint8_t)(blocks >> 8),
 			    (uint8_t)blocks, 0 };
 
-	return command(h, cdb, !write, buf, (uint32_t)blocks * 512u);
+	return (queued_host ? command_queued : command)(h, cdb, !write, buf,
+						       (uint32_t)blocks * 512u);
 }
 
 static unsigned long arg_ul(int argc, char **argv, const char *key, unsigned long dflt)
@@ -130,6 +166,7 @@ int main(int argc, char **argv)
 	unsigned long rounds = arg_ul(argc, argv, "rounds", 3);
 	unsigned long xfer = arg_ul(argc, argv, "xfer_kib", 128) * 1024u;
 	const char *path = arg_s(argc, argv, "file", "/tmp/bench_msf.img");
+	const char *host = arg_s(argc, argv, "host", "sync");
 	uint64_t size = (uint64_t)size_mib << 20;
 	double best[4] = { 0, 0, 0, 0 };	/* plain write, msf write, plain read, msf read */
 	struct usb_loopback_host *h;
@@ -140,6 +177,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_msf: bad sizes\n");
 		return 2;
 	}
+	queued_host = strcmp(host, "queued") == 0;
 	buf = malloc(xfer);
 	if (!buf)
 		return 2;

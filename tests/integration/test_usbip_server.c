@@ -312,6 +312,82 @@ static void test_usbip_server_bulk_loopback(void **state)
 	detach(&c, 0);
 }
 
+/*
+ * Submit a 1000- and a 3000-byte OUT transfer (both end short) and two IN
+ * transfers for their echoes, sending the bytes of all four CMD_SUBMITs
+ * in one write (@split false) or one byte per write (@split true); then
+ * check that each reply carries its own bytes.
+ */
+static void echo_stream(struct uc *c, unsigned lo, unsigned li, const uint8_t *out, bool split)
+{
+	static uint8_t stream[8192], in[2][TG_LOOP_LEN], buf[TG_LOOP_LEN];
+	struct uc_reply r;
+	uint32_t in_seq[2];
+	int sv[2], server = c->fd, outs = 0;
+	ssize_t len;
+
+	/* The client writes its PDUs into a socketpair; they are then sent
+	 * to the server as one stream. */
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	c->fd = sv[0];
+	assert_int_not_equal(uc_submit(c, lo, false, NULL, out, 1000, 0), 0);
+	assert_int_not_equal(uc_submit(c, lo, false, NULL, out + 1000, 3000, 0), 0);
+	in_seq[0] = uc_submit(c, li, true, NULL, NULL, TG_LOOP_LEN, 0);
+	in_seq[1] = uc_submit(c, li, true, NULL, NULL, TG_LOOP_LEN, 0);
+	assert_true(in_seq[0] && in_seq[1]);
+	c->fd = server;
+	close(sv[0]);
+	len = read(sv[1], stream, sizeof(stream));
+	close(sv[1]);
+	assert_int_equal(len, 4 * USBIP_URB_HEADER_SIZE + 4000);
+	if (!split) {
+		assert_int_equal(uc_write_all(server, stream, (size_t)len), 0);
+	} else {
+		for (ssize_t i = 0; i < len; i++) {
+			assert_int_equal(uc_write_all(server, stream + i, 1), 0);
+			if (i % 64 == 0)	/* let the server take pieces */
+				nanosleep(&(struct timespec){ .tv_nsec = 200000 }, NULL);
+		}
+	}
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(uc_recv(c, &r, buf, sizeof(buf)), 0);
+		assert_int_equal(r.h.command, USBIP_RET_SUBMIT);
+		assert_int_equal(r.h.u.ret_submit.status, 0);
+		if (r.h.seqnum == in_seq[0] || r.h.seqnum == in_seq[1])
+			memcpy(in[r.h.seqnum == in_seq[1]], buf, r.data_len);
+		else
+			outs++;
+		if (r.h.seqnum == in_seq[0])
+			assert_int_equal(r.data_len, 1000);
+		if (r.h.seqnum == in_seq[1])
+			assert_int_equal(r.data_len, 3000);
+	}
+	assert_int_equal(outs, 2);
+	assert_memory_equal(in[0], out, 1000);
+	assert_memory_equal(in[1], out + 1000, 3000);
+}
+
+/* The server reads ahead: several PDUs per recv, and headers and payloads
+ * cut anywhere, come out as the same URBs. */
+static void test_usbip_server_pdus_batched_and_split(void **state)
+{
+	struct tg *g = &gadgets[0];
+	static uint8_t out[4000 + 2];	/* three runs, each one byte further */
+	unsigned lo, li;
+	struct uc c;
+
+	(void)state;
+	attach_configured(&c, "1-1", 0);
+	lo = tg_addr(g->loop_out) & 0x0f;
+	li = tg_addr(g->loop_in) & 0x0f;
+	for (unsigned i = 0; i < sizeof(out); i++)
+		out[i] = (uint8_t)(i * 13u + 7u);
+	echo_stream(&c, lo, li, out, false);
+	echo_stream(&c, lo, li, out + 1, true);
+	echo_stream(&c, lo, li, out + 2, false);
+	detach(&c, 0);
+}
+
 static void test_usbip_server_source_and_sink(void **state)
 {
 	struct tg *g = &gadgets[1];
@@ -946,6 +1022,7 @@ int main(void)
 		cmocka_unit_test(test_usbip_server_enumerates),
 		cmocka_unit_test(test_usbip_server_control_data_stages),
 		cmocka_unit_test(test_usbip_server_bulk_loopback),
+		cmocka_unit_test(test_usbip_server_pdus_batched_and_split),
 		cmocka_unit_test(test_usbip_server_source_and_sink),
 		cmocka_unit_test(test_usbip_server_in_waits_for_data),
 		cmocka_unit_test(test_usbip_server_iso_in_and_out),

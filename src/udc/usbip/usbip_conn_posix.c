@@ -487,65 +487,100 @@ static int on_header(struct usbip__conn *c)
 	}
 }
 
-/* Read what is there and act on each complete PDU. Return 0 to go on,
- * 1 on EOF, or a negative error. */
+/* Where the current stage's bytes go, and how many it still wants. */
+static void rx_target(struct usbip__conn *c, uint8_t **dst, size_t *want)
+{
+	switch (c->stage) {
+	case USBIP_RX_HEADER:
+		*dst = c->hdr + c->got;
+		*want = sizeof(c->hdr) - c->got;
+		break;
+	case USBIP_RX_DATA:
+		*dst = c->rx_urb->buf + c->got;
+		*want = c->rx_data - c->got;
+		break;
+	default:
+		*dst = c->iso_buf + c->got;
+		*want = c->rx_iso - c->got;
+		break;
+	}
+}
+
+/* The current stage has all its bytes: act on them. */
+static int rx_stage_done(struct usbip__conn *c)
+{
+	c->got = 0;
+	switch (c->stage) {
+	case USBIP_RX_HEADER:
+		return on_header(c);
+	case USBIP_RX_DATA:
+		if (c->rx_iso) {
+			c->stage = USBIP_RX_ISO;
+			return 0;
+		}
+		c->stage = USBIP_RX_HEADER;
+		return finish_submit(c);
+	default:
+		c->stage = USBIP_RX_HEADER;
+		return finish_submit(c);
+	}
+}
+
+/*
+ * Read what is there and act on each complete PDU. Headers and short
+ * payloads come through c->rxb, several per recv; a payload of at least
+ * its size is received straight into the URB. A recv that returns less
+ * than asked means the socket is empty: stop there rather than ask again
+ * for an EAGAIN. Return 0 to go on, 1 on EOF, or a negative error.
+ */
 static int rx_some(struct usbip__conn *c)
 {
-	/* Bounded work per wakeup so that replies keep flowing. */
+	/* Bounded work per wakeup so that replies keep flowing; what is
+	 * left in c->rxb is taken at the next turn (serve_urbs). */
 	for (int rounds = 0; rounds < 64; rounds++) {
 		uint8_t *dst;
-		size_t want;
-		ssize_t n;
-		int rc = 0;
+		size_t want, n;
+		int rc;
 
-		switch (c->stage) {
-		case USBIP_RX_HEADER:
-			dst = c->hdr + c->got;
-			want = sizeof(c->hdr) - c->got;
-			break;
-		case USBIP_RX_DATA:
-			dst = c->rx_urb->buf + c->got;
-			want = c->rx_data - c->got;
-			break;
-		default:
-			dst = c->iso_buf + c->got;
-			want = c->rx_iso - c->got;
-			break;
-		}
-		n = recv(c->fd, dst, want, 0);
-		if (n == 0) {
-			if (c->stage != USBIP_RX_HEADER || c->got != 0)
-				return usbip__conn_hostile(c, "connection closed in the middle of a PDU");
-			return 1;
-		}
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno == EAGAIN || errno == EWOULDBLOCK)
+		rx_target(c, &dst, &want);
+		if (c->rxb_off < c->rxb_len) {
+			n = c->rxb_len - c->rxb_off < want ? c->rxb_len - c->rxb_off : want;
+			memcpy(dst, c->rxb + c->rxb_off, n);
+			c->rxb_off += n;
+		} else {
+			bool direct = want >= sizeof(c->rxb);
+			ssize_t r;
+
+			if (c->rx_empty) {
+				c->rx_empty = false;
 				return 0;
-			return errno == ECONNRESET ? -USB_ECONNRESET : -USB_EIO;
-		}
-		c->got += (size_t)n;
-		if ((size_t)n < want)
-			continue;
-		c->got = 0;
-		switch (c->stage) {
-		case USBIP_RX_HEADER:
-			rc = on_header(c);
-			break;
-		case USBIP_RX_DATA:
-			if (c->rx_iso) {
-				c->stage = USBIP_RX_ISO;
-				break;
 			}
-			c->stage = USBIP_RX_HEADER;
-			rc = finish_submit(c);
-			break;
-		default:
-			c->stage = USBIP_RX_HEADER;
-			rc = finish_submit(c);
-			break;
+			r = recv(c->fd, direct ? dst : c->rxb, direct ? want : sizeof(c->rxb), 0);
+			if (r == 0) {
+				if (c->stage != USBIP_RX_HEADER || c->got != 0)
+					return usbip__conn_hostile(c, "connection closed in the middle of a PDU");
+				return 1;
+			}
+			if (r < 0) {
+				if (errno == EINTR)
+					continue;
+				if (errno == EAGAIN || errno == EWOULDBLOCK)
+					return 0;
+				return errno == ECONNRESET ? -USB_ECONNRESET : -USB_EIO;
+			}
+			if (!direct) {
+				c->rxb_off = 0;
+				c->rxb_len = (size_t)r;
+				c->rx_empty = (size_t)r < sizeof(c->rxb);
+				continue;
+			}
+			n = (size_t)r;
+			c->rx_empty = n < want;
 		}
+		c->got += n;
+		if (n < want)
+			continue;
+		rc = rx_stage_done(c);
 		if (rc < 0)
 			return rc;
 	}
@@ -562,10 +597,11 @@ static void serve_urbs(struct usbip__conn *c)
 			{ c->fd, (short)(POLLIN | (list_empty(&c->txq) ? 0 : POLLOUT)), 0 },
 			{ c->wake[0], POLLIN, 0 }
 		};
+		bool buffered = c->rxb_off < c->rxb_len;
 
 		if (atomic_load(&c->killed))
 			break;
-		if (poll(p, 2, -1) < 0) {
+		if (poll(p, 2, buffered ? 0 : -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
@@ -574,7 +610,7 @@ static void serve_urbs(struct usbip__conn *c)
 			usbip__conn_drain_wake(c);
 		if (atomic_load(&c->killed))
 			break;
-		if (p[0].revents & (POLLIN | POLLHUP | POLLERR))
+		if (buffered || (p[0].revents & (POLLIN | POLLHUP | POLLERR)))
 			rc = rx_some(c);
 		if (rc == 0)
 			rc = answer_done(c);

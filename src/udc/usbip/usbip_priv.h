@@ -178,6 +178,10 @@ struct usbip__conn {
 	struct usbip__urb *rx_urb;
 	uint32_t rx_data, rx_iso;
 	uint8_t *iso_buf;
+	/* Received ahead of the stage that takes them: rxb[rxb_off, rxb_len). */
+	uint8_t rxb[4096];
+	size_t rxb_off, rxb_len;
+	bool rx_empty;			/* the last recv found the socket empty */
 	/*
 	 * CMD_UNLINKs that came before their CMD_SUBMIT: vhci's tx thread can
 	 * send a URB's unlink ahead of its submit when both are queued
