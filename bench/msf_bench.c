@@ -67,19 +67,26 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* One BOT command; the CSW status, or a negative error. */
-static int command(struct usb_loopback_host *h, const uint8_t *cdb, int in, void *buf,
-		   uint32_t len)
+/* A CBW for the 10-byte @cdb, with the next tag. */
+static void fill_cbw(uint8_t cbw[31], const uint8_t *cdb, int in, uint32_t len)
 {
-	uint8_t cbw[31] = { 0 }, csw[13];
-	int rc;
-
+	memset(cbw, 0, 31);
 	usb_put_le32(cbw, 0x43425355u);
 	usb_put_le32(cbw + 4, ++tag);
 	usb_put_le32(cbw + 8, len);
 	cbw[12] = in ? 0x80 : 0;
 	cbw[14] = 10;
 	memcpy(cbw + 15, cdb, 10);
+}
+
+/* One BOT command; the CSW status, or a negative error. */
+static int command(struct usb_loopback_host *h, const uint8_t *cdb, int in, void *buf,
+		   uint32_t len)
+{
+	uint8_t cbw[31], csw[13];
+	int rc;
+
+	fill_cbw(cbw, cdb, in, len);
 	rc = usb_loopback_host_transfer(h, ep_out, cbw, 31, 0, TMO);
 	if (rc != 31)
 		return rc < 0 ? rc : -1;
@@ -102,16 +109,11 @@ static int command(struct usb_loopback_host *h, const uint8_t *cdb, int in, void
 static int command_queued(struct usb_loopback_host *h, const uint8_t *cdb, int in, void *buf,
 			  uint32_t len)
 {
-	uint8_t cbw[31] = { 0 }, csw[13];
+	uint8_t cbw[31], csw[13];
 	struct usb_loopback_xfer *x[3] = { NULL, NULL, NULL };
 	int rc = -1;
 
-	usb_put_le32(cbw, 0x43425355u);
-	usb_put_le32(cbw + 4, ++tag);
-	usb_put_le32(cbw + 8, len);
-	cbw[12] = in ? 0x80 : 0;
-	cbw[14] = 10;
-	memcpy(cbw + 15, cdb, 10);
+	fill_cbw(cbw, cdb, in, len);
 	if (usb_loopback_host_submit(h, ep_out, cbw, 31, 0, &x[0]) ||
 	    usb_loopback_host_submit(h, in ? ep_in : ep_out, buf, len, 0, &x[1]) ||
 	    usb_loopback_host_submit(h, ep_in, csw, 13, 0, &x[2]))

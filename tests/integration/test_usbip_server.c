@@ -132,6 +132,14 @@ static void attach_configured(struct uc *c, const char *busid, int device)
 	assert_true(wait_event(mark, USBIP_EVENT_CONFIGURED, device));
 }
 
+/* attach_configured() to 1-1, and the numbers of its loopback endpoints. */
+static void attach_loopback(struct uc *c, unsigned *lo, unsigned *li)
+{
+	attach_configured(c, "1-1", 0);
+	*lo = tg_addr(gadgets[0].loop_out) & 0x0f;
+	*li = tg_addr(gadgets[0].loop_in) & 0x0f;
+}
+
 /* Detach and wait until the server has let the device go. */
 static void detach(struct uc *c, int device)
 {
@@ -266,16 +274,13 @@ static void test_usbip_server_control_data_stages(void **state)
 
 static void test_usbip_server_bulk_loopback(void **state)
 {
-	struct tg *g = &gadgets[0];
 	static uint8_t out[3 * TG_LOOP_LEN], in[3 * TG_LOOP_LEN];
 	unsigned lo, li;
 	uint32_t actual;
 	struct uc c;
 
 	(void)state;
-	attach_configured(&c, "1-1", 0);
-	lo = tg_addr(g->loop_out) & 0x0f;
-	li = tg_addr(g->loop_in) & 0x0f;
+	attach_loopback(&c, &lo, &li);
 	for (unsigned i = 0; i < sizeof(out); i++)
 		out[i] = (uint8_t)(i ^ (i >> 8));
 	/* A short transfer: one request ends on the short packet. */
@@ -371,15 +376,12 @@ static void echo_stream(struct uc *c, unsigned lo, unsigned li, const uint8_t *o
  * cut anywhere, come out as the same URBs. */
 static void test_usbip_server_pdus_batched_and_split(void **state)
 {
-	struct tg *g = &gadgets[0];
 	static uint8_t out[4000 + 2];	/* three runs, each one byte further */
 	unsigned lo, li;
 	struct uc c;
 
 	(void)state;
-	attach_configured(&c, "1-1", 0);
-	lo = tg_addr(g->loop_out) & 0x0f;
-	li = tg_addr(g->loop_in) & 0x0f;
+	attach_loopback(&c, &lo, &li);
 	for (unsigned i = 0; i < sizeof(out); i++)
 		out[i] = (uint8_t)(i * 13u + 7u);
 	echo_stream(&c, lo, li, out, false);

@@ -2,9 +2,9 @@
  * msf_os.h - the operating-system seam of the MSF: the one thread, two
  * locks and one condition variable the portable protocol code needs, the
  * SIGINT/SIGTERM watch, and busy-wait hints. worker_posix.c implements it
- * with pthreads and sigaction; a firmware port implements these functions for its RTOS (the
- * protocol files bot.c, scsi.c, scsi_rw.c, scsi_cdrom.c, lun.c, msf.c,
- * common.c, params.c and backend_mem.c use nothing else).
+ * with pthreads and sigaction; a firmware port implements these functions
+ * for its RTOS (the protocol files bot.c, scsi.c, scsi_rw.c, scsi_cdrom.c,
+ * lun.c, msf.c, common.c, params.c and backend_mem.c use nothing else).
  */
 #ifndef MSF_OS_H
 #define MSF_OS_H
