@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -551,25 +552,35 @@ static void test_usbip_server_unlink_pending_and_completed(void **state)
 	assert_int_equal(r.h.seqnum, useq);
 	assert_int_equal(r.h.u.ret_unlink.status, 0);
 	/*
-	 * Ahead of its submit: vhci dequeues a URB before its CMD_SUBMIT
-	 * went out (and never sends it), or sends the CMD_UNLINK first. The
-	 * target is newer than every submit: -ECONNRESET at once, and a
-	 * CMD_SUBMIT of it that follows is dropped unanswered.
+	 * Ahead of its submit (vhci's tx thread sent the CMD_UNLINK first):
+	 * no answer until the CMD_SUBMIT comes, since vhci only finds the URB
+	 * after it has sent that; then RET_UNLINK -ECONNRESET and no
+	 * RET_SUBMIT for it.
 	 */
 	{
 		uint32_t target = c.next_seq + 1;
+		struct pollfd p = { c.fd, POLLIN, 0 };
 
 		c.next_seq = target;
 		useq = uc_unlink(&c, target);
+		assert_int_equal(poll(&p, 1, 200), 0);
+		c.next_seq = target - 2;
+		assert_int_equal(uc_submit(&c, tg_addr(g->sink) & 0x0f, false, NULL, buf, 16, 0),
+				 target);
 		assert_int_equal(uc_recv(&c, &r, buf, sizeof(buf)), 0);
 		assert_int_equal(r.h.command, USBIP_RET_UNLINK);
 		assert_int_equal(r.h.seqnum, useq);
 		assert_int_equal(r.h.u.ret_unlink.status, -104);
-		c.next_seq = target - 2;
-		assert_int_equal(uc_submit(&c, tg_addr(g->sink) & 0x0f, false, NULL, buf, 16, 0),
-				 target);
-		c.next_seq = useq;
+		/* A target whose submit never comes: answered when a newer
+		 * CMD_SUBMIT shows it never will, ahead of that one's reply. */
+		target = useq + 1;
+		c.next_seq = target;
+		useq = uc_unlink(&c, target);
 		seq = uc_submit(&c, tg_addr(g->sink) & 0x0f, false, NULL, buf, 16, 0);
+		assert_int_equal(uc_recv(&c, &r, buf, sizeof(buf)), 0);
+		assert_int_equal(r.h.command, USBIP_RET_UNLINK);
+		assert_int_equal(r.h.seqnum, useq);
+		assert_int_equal(r.h.u.ret_unlink.status, -104);
 		assert_int_equal(uc_recv(&c, &r, buf, sizeof(buf)), 0);
 		assert_int_equal(r.h.command, USBIP_RET_SUBMIT);
 		assert_int_equal(r.h.seqnum, seq);

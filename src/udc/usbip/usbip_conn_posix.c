@@ -326,14 +326,20 @@ static int handle_unlink(struct usbip__conn *c, const struct usbip_header *h)
 		return usbip__conn_hostile(c, "CMD_UNLINK of a URB not submitted before it");
 	if (!urb && (!c->any_submit || seq_after(target, c->last_submit))) {
 		/* Its CMD_SUBMIT is still to come (submits come in seqnum
-		 * order): cancel it now. The oldest entry goes if full. */
+		 * order): answered when it does (take_early_unlinks()). If
+		 * full, the oldest is answered now, as best we can. */
 		if (c->n_early_unlinks == USBIP_EARLY_UNLINKS) {
+			rc = queue_ret_unlink(c, c->early_unlinks[0].seqnum, USBIP_STATUS_ECONNRESET);
 			memmove(c->early_unlinks, c->early_unlinks + 1,
 				sizeof(c->early_unlinks) - sizeof(c->early_unlinks[0]));
 			c->n_early_unlinks--;
+			if (rc < 0)
+				return rc;
 		}
-		c->early_unlinks[c->n_early_unlinks++] = target;
-		return queue_ret_unlink(c, h->seqnum, USBIP_STATUS_ECONNRESET);
+		c->early_unlinks[c->n_early_unlinks].target = target;
+		c->early_unlinks[c->n_early_unlinks].seqnum = h->seqnum;
+		c->n_early_unlinks++;
+		return 0;
 	}
 	if (urb && usbip__urb_unlink(c->dev, urb)) {
 		list_del_init(&urb->conn_link);
@@ -349,24 +355,29 @@ static int handle_unlink(struct usbip__conn *c, const struct usbip_header *h)
 }
 
 /*
- * Whether @seqnum's CMD_SUBMIT was unlinked before it came; forgets it,
- * and every target older than it (their submits will never come).
+ * The CMD_SUBMIT of @seqnum came: answer the CMD_UNLINKs that were
+ * waiting for it, and those of older targets (their submits will never
+ * come). *@unlinked tells whether @seqnum itself was one of them.
  */
-static bool take_early_unlink(struct usbip__conn *c, uint32_t seqnum)
+static int take_early_unlinks(struct usbip__conn *c, uint32_t seqnum, bool *unlinked)
 {
-	bool found = false;
 	unsigned kept = 0;
+	int rc = 0;
 
+	*unlinked = false;
 	for (unsigned i = 0; i < c->n_early_unlinks; i++) {
-		uint32_t t = c->early_unlinks[i];
+		struct usbip__early_unlink e = c->early_unlinks[i];
 
-		if (t == seqnum)
-			found = true;
-		else if (seq_after(t, seqnum))
-			c->early_unlinks[kept++] = t;
+		if (seq_after(e.target, seqnum)) {
+			c->early_unlinks[kept++] = e;
+			continue;
+		}
+		*unlinked = *unlinked || e.target == seqnum;
+		if (rc == 0)
+			rc = queue_ret_unlink(c, e.seqnum, USBIP_STATUS_ECONNRESET);
 	}
 	c->n_early_unlinks = kept;
-	return found;
+	return rc;
 }
 
 /* A CMD_SUBMIT header arrived: check it and prepare to receive its payload. */
@@ -413,12 +424,14 @@ static int finish_submit(struct usbip__conn *c)
 {
 	struct usbip__urb *urb = c->rx_urb;
 	uint16_t wlength;
+	bool unlinked;
 	int rc;
 
 	c->rx_urb = NULL;
-	if (take_early_unlink(c, urb->seqnum)) {
-		usbip__urb_free(urb);	/* already answered by its RET_UNLINK */
-		return 0;
+	rc = take_early_unlinks(c, urb->seqnum, &unlinked);
+	if (rc < 0 || unlinked) {
+		usbip__urb_free(urb);	/* answered by its RET_UNLINK */
+		return rc;
 	}
 	if (urb->is_iso) {
 		bool inside = true;

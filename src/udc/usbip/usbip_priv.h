@@ -185,11 +185,16 @@ struct usbip__conn {
 	/*
 	 * CMD_UNLINKs that came before their CMD_SUBMIT: vhci's tx thread can
 	 * send a URB's unlink ahead of its submit when both are queued
-	 * between two of its passes. Answered -ECONNRESET at once; the
-	 * CMD_SUBMIT, if it comes, is dropped unanswered (a RET_SUBMIT for a
-	 * URB vhci gave back makes it drop the connection).
+	 * between two of its passes. The RET_UNLINK (-ECONNRESET) waits for
+	 * that CMD_SUBMIT, which is dropped unanswered: only then does vhci
+	 * hold the URB where a RET_UNLINK finds it (answered earlier, the URB
+	 * is never given back; answered 0 and followed by a RET_SUBMIT, vhci
+	 * may give it back twice and drops the connection).
 	 */
-	uint32_t early_unlinks[USBIP_EARLY_UNLINKS];
+	struct usbip__early_unlink {
+		uint32_t target;	/* the URB's seqnum */
+		uint32_t seqnum;	/* the CMD_UNLINK's, for its RET_UNLINK */
+	} early_unlinks[USBIP_EARLY_UNLINKS];
 	unsigned n_early_unlinks;
 	bool any_submit;
 	uint32_t last_submit;		/* seqnum of the newest CMD_SUBMIT */
