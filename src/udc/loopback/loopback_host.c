@@ -42,6 +42,7 @@ static void deadline_in(struct timespec *ts, unsigned ms)
  */
 #define LB_SPIN_NS 500000L
 #define LB_SPIN_MIN_NS 2000L
+#define LB_YIELD_AFTER_NS 20000L
 
 static long elapsed_ns(const struct timespec *t0)
 {
@@ -64,13 +65,17 @@ static bool spin_for_change(struct usb_loopback_host *h)
 	for (unsigned i = 1; !moved; i++) {
 		moved = atomic_load_explicit(&h->changes, memory_order_acquire) != seen;
 		if (i % 64u == 0 && !moved) {
-			if (elapsed_ns(&t0) > budget)
+			long ns = elapsed_ns(&t0);
+
+			if (ns > budget)
 				break;
-			/* The thread we wait for may share our CPU: let it run. */
-			sched_yield();
+			/* The thread we wait for may share our CPU: let it run.
+			 * Not at once: a yield costs more than a quick answer. */
+			if (ns > LB_YIELD_AFTER_NS)
+				sched_yield();
 		}
 	}
-	pthread_mutex_lock(&h->lock);
+	lb__lock(h);
 	h->spin_ns = moved ? LB_SPIN_NS : budget - budget / 8;
 	/* A change between the last poll and the lock broadcast to nobody. */
 	return moved || atomic_load_explicit(&h->changes, memory_order_relaxed) != seen;

@@ -70,6 +70,13 @@ struct usb_loopback_host {
 
 /* ---- loopback_udc.c ---------------------------------------------------- */
 
+/*
+ * Take h->lock, polling it briefly before sleeping on it: its holders
+ * let go within microseconds (the host thread moves at most one buffer
+ * under it), and sleeping on it costs two context switches.
+ */
+void lb__lock(struct usb_loopback_host *h);
+
 /* Wake whoever waits on h->cond, and count the change. Lock held. */
 void lb__kick(struct usb_loopback_host *h);
 

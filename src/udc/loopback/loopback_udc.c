@@ -29,6 +29,17 @@ static struct lb_ep *lep_of(struct usb_ep *ep)
 
 /* ---- event-context plumbing ------------------------------------------- */
 
+/* Tries of the lock before sleeping on it: a few microseconds. */
+#define LB_LOCK_TRIES 1024u
+
+void lb__lock(struct usb_loopback_host *h)
+{
+	for (unsigned i = 0; i < LB_LOCK_TRIES; i++)
+		if (pthread_mutex_trylock(&h->lock) == 0)
+			return;
+	pthread_mutex_lock(&h->lock);
+}
+
 void lb__kick(struct usb_loopback_host *h)
 {
 	atomic_fetch_add_explicit(&h->changes, 1u, memory_order_release);
@@ -189,7 +200,7 @@ static int lb_queue(struct usb_ep *ep, struct usb_request *req)
 	int rc;
 
 	udcx__done_init(&done);
-	pthread_mutex_lock(&h->lock);
+	lb__lock(h);
 	if (!h->connected) {
 		rc = -USB_ESHUTDOWN;
 	} else if (h->host_busy && !lep->x.control && !lep->x.is_in &&
