@@ -52,6 +52,7 @@ struct usb_loopback_host {
 	 * with the lock dropped before sleeping (loopback_host.c). */
 	atomic_uint changes;
 	long spin_ns;		/* polling budget (host thread only) */
+	bool multi_cpu;		/* polling a lock only helps with another CPU */
 	struct lb_ep ep0;
 	struct lb_ep *eps;
 	size_t neps;

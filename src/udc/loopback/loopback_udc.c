@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "udc/loopback/loopback_priv.h"
 
@@ -34,7 +35,7 @@ static struct lb_ep *lep_of(struct usb_ep *ep)
 
 void lb__lock(struct usb_loopback_host *h)
 {
-	for (unsigned i = 0; i < LB_LOCK_TRIES; i++)
+	for (unsigned i = 0; h->multi_cpu && i < LB_LOCK_TRIES; i++)
 		if (pthread_mutex_trylock(&h->lock) == 0)
 			return;
 	pthread_mutex_lock(&h->lock);
@@ -481,6 +482,7 @@ int usb_loopback_host_create(const struct usb_loopback_host_config *config,
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		return -USB_ENOMEM;
+	h->multi_cpu = sysconf(_SC_NPROCESSORS_ONLN) > 1;
 	h->eps = calloc(neps, sizeof(*h->eps));
 	if (!h->eps) {
 		rc = -USB_ENOMEM;
