@@ -69,6 +69,16 @@ cpu_share() {
         printf " (user %.0f%%, system %.0f%%)", pu, ps }'
 }
 
+# dd_sda write|read MIB: MIB MiB of O_DIRECT I/O on /dev/sda in 1 MiB
+# blocks; dd's report in $GW/dd.log.
+dd_sda() {
+    if [ "$1" = write ]; then
+        timeout 900 "$DD" if=/dev/zero of=/dev/sda bs=1M count="$2" oflag=direct 2>"$GW/dd.log"
+    else
+        timeout 900 "$DD" if=/dev/sda of=/dev/null bs=1M count="$2" iflag=direct 2>"$GW/dd.log"
+    fi
+}
+
 # strace_profile: with strace in the image, our gadget's system calls
 # (strace -c -f) during a 16 MiB write and a 16 MiB read, into
 # /host/strace-{write,read}.txt. Diagnostic only: ptrace slows it down.
@@ -80,11 +90,7 @@ strace_profile() {
         strace -c -f -o "$GW/strace-$_dir.txt" -p "$OURS_PID" 2>/dev/null &
         _st=$!
         sleep 1
-        if [ "$_dir" = write ]; then
-            "$DD" if=/dev/zero of=/dev/sda bs=1M count=16 oflag=direct 2>"$GW/dd.log"
-        else
-            "$DD" if=/dev/sda of=/dev/null bs=1M count=16 iflag=direct 2>"$GW/dd.log"
-        fi
+        dd_sda "$_dir" 16
         kill -INT "$_st"
         wait "$_st"
         cp "$GW/strace-$_dir.txt" "/host/strace-$_dir.txt"
@@ -106,12 +112,10 @@ measure() {
     _pid=
     [ "$1" != ours ] || _pid=$OURS_PID
     _c0=$(cpu_now "$_pid")
-    timeout 900 "$DD" if=/dev/zero of=/dev/sda bs=1M count=64 oflag=direct \
-        2>"$GW/dd.log" || { cat "$GW/dd.log"; lh_fail "$1: write"; }
+    dd_sda write 64 || { cat "$GW/dd.log"; lh_fail "$1: write"; }
     _w=$(rate_of "$GW/dd.log")
     _c1=$(cpu_now "$_pid")
-    timeout 900 "$DD" if=/dev/sda of=/dev/null bs=1M count=64 iflag=direct \
-        2>"$GW/dd.log" || { cat "$GW/dd.log"; lh_fail "$1: read"; }
+    dd_sda read 64 || { cat "$GW/dd.log"; lh_fail "$1: read"; }
     _r=$(rate_of "$GW/dd.log")
     _c2=$(cpu_now "$_pid")
     lh_log "$1: write $_w MB/s, read $_r MB/s, enumeration $_e s"

@@ -100,14 +100,14 @@ static void do_disconnect(struct usb_loopback_host *h);
  */
 static int host_begin(struct usb_loopback_host *h)
 {
-	pthread_mutex_lock(&h->lock);
+	lb__lock(h);
 	if (h->host_busy && pthread_equal(h->host_owner, pthread_self())) {
 		pthread_mutex_unlock(&h->lock);
 		return -USB_EBUSY;
 	}
 	pthread_mutex_unlock(&h->lock);
 	pthread_mutex_lock(&h->host_mutex);
-	pthread_mutex_lock(&h->lock);
+	lb__lock(h);
 	h->host_busy = true;
 	h->host_owner = pthread_self();
 	if (h->unplug_pending)
@@ -250,7 +250,7 @@ int usb_loopback_host_poll(struct usb_loopback_host *h)
 
 	if (!h)
 		return -USB_EINVAL;
-	pthread_mutex_lock(&h->lock);
+	lb__lock(h);
 	before = h->given_back;
 	pthread_mutex_unlock(&h->lock);
 	rc = host_begin(h);	/* an unplug and completions happen here */
@@ -571,7 +571,7 @@ int usb_loopback_host_cancel(struct usb_loopback_host *h, struct usb_loopback_xf
 
 	if (!h || !x)
 		return -USB_EINVAL;
-	pthread_mutex_lock(&h->lock);
+	lb__lock(h);
 	rc = udcx__urb_unlink(&x->lep->x, &x->u);
 	pthread_mutex_unlock(&h->lock);
 	return rc;
@@ -585,7 +585,7 @@ size_t usb_loopback_xfer_actual(const struct usb_loopback_xfer *x)
 	if (!x)
 		return 0;
 	h = x->lep->h;
-	pthread_mutex_lock(&h->lock);
+	lb__lock(h);
 	n = x->u.actual;
 	pthread_mutex_unlock(&h->lock);
 	return n;

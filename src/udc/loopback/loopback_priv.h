@@ -72,9 +72,10 @@ struct usb_loopback_host {
 /* ---- loopback_udc.c ---------------------------------------------------- */
 
 /*
- * Take h->lock, polling it briefly before sleeping on it: its holders
- * let go within microseconds (the host thread moves at most one buffer
- * under it), and sleeping on it costs two context switches.
+ * Take h->lock (every taker of it goes through here), polling it briefly
+ * before sleeping on it when another CPU can let go of it: its holders let
+ * go within microseconds (the longest hold is a copy of queued buffers),
+ * and sleeping on it costs two context switches.
  */
 void lb__lock(struct usb_loopback_host *h);
 

@@ -30,7 +30,8 @@ static struct lb_ep *lep_of(struct usb_ep *ep)
 
 /* ---- event-context plumbing ------------------------------------------- */
 
-/* Tries of the lock before sleeping on it: a few microseconds. */
+/* Tries of the lock before sleeping on it: short next to the two context
+ * switches that sleeping on it costs. */
 #define LB_LOCK_TRIES 1024u
 
 void lb__lock(struct usb_loopback_host *h)
@@ -68,7 +69,7 @@ bool lb__enter(struct usb_loopback_host *h)
 
 void lb__leave(struct usb_loopback_host *h)
 {
-	pthread_mutex_lock(&h->lock);
+	lb__lock(h);
 	h->in_event--;
 	lb__kick(h);
 }
@@ -146,7 +147,7 @@ static int lb_ep_enable(struct usb_ep *ep, const struct usb_endpoint_descriptor 
 	/* The direction is wired in the hardware. */
 	if (in != ((lep->hw_address & USB_DIR_IN) != 0))
 		return -USB_EINVAL;
-	pthread_mutex_lock(&h->lock);
+	lb__lock(h);
 	rc = udcx__ep_enable(&lep->x, in, mp);
 	if (!rc)
 		lep->host_address = desc->bEndpointAddress;
@@ -163,7 +164,7 @@ static int lb_ep_disable(struct usb_ep *ep)
 
 	udcx__done_init(&done);
 	INIT_LIST_HEAD(&back);
-	pthread_mutex_lock(&h->lock);
+	lb__lock(h);
 	/* Finished earlier but not given back yet: they go first. */
 	udcx__done_take_ep(&h->pending, &lep->x, &back);
 	udcx__ep_disable(&lep->x, &done);
@@ -239,7 +240,7 @@ static int lb_dequeue(struct usb_ep *ep, struct usb_request *req)
 
 	udcx__done_init(&done);
 	INIT_LIST_HEAD(&back);
-	pthread_mutex_lock(&h->lock);
+	lb__lock(h);
 	if (udcx__ep_dequeue(&lep->x, r, &done) == 0)
 		list_move_tail(&r->node, &back);	/* the rest: event context */
 	else if (!udcx__done_take_req(&h->pending, r, &back))
@@ -258,7 +259,7 @@ static int lb_set_halt(struct usb_ep *ep, int value)
 	int rc;
 
 	udcx__done_init(&done);
-	pthread_mutex_lock(&h->lock);
+	lb__lock(h);
 	/* 1: a function's halt; 2 (or more): the host's, never refused. */
 	rc = udcx__ep_set_halt(&lep->x, value <= 0 ? UDCX_HALT_CLEAR
 					: value == 1 ? UDCX_HALT_SET : UDCX_HALT_FORCE, &done);
@@ -290,7 +291,7 @@ static int lb_start(struct usb_gadget *g)
 {
 	struct usb_loopback_host *h = host_of_gadget(g);
 
-	pthread_mutex_lock(&h->lock);
+	lb__lock(h);
 	h->started = true;
 	pthread_mutex_unlock(&h->lock);
 	return 0;
@@ -303,7 +304,7 @@ static void lb_stop(struct usb_gadget *g)
 	bool self;
 
 	udcx__done_init(&done);
-	pthread_mutex_lock(&h->lock);
+	lb__lock(h);
 	h->started = false;
 	h->connected = false;
 	h->unplug_pending = false;
@@ -325,7 +326,7 @@ static int lb_pullup(struct usb_gadget *g, int is_on)
 {
 	struct usb_loopback_host *h = host_of_gadget(g);
 
-	pthread_mutex_lock(&h->lock);
+	lb__lock(h);
 	h->pullup = is_on != 0;
 	h->info.pullup = h->pullup;
 	if (!h->pullup && h->connected)
@@ -339,7 +340,7 @@ static int lb_set_selfpowered(struct usb_gadget *g, int is_selfpowered)
 {
 	struct usb_loopback_host *h = host_of_gadget(g);
 
-	pthread_mutex_lock(&h->lock);
+	lb__lock(h);
 	h->info.selfpowered = is_selfpowered;
 	pthread_mutex_unlock(&h->lock);
 	return 0;
@@ -350,7 +351,7 @@ static int lb_wakeup(struct usb_gadget *g)
 	struct usb_loopback_host *h = host_of_gadget(g);
 	int rc = 0;
 
-	pthread_mutex_lock(&h->lock);
+	lb__lock(h);
 	if (!h->connected)
 		rc = -USB_ENOTCONN;
 	else
@@ -364,7 +365,7 @@ static int record_info(struct usb_gadget *g, unsigned *field_of_info, unsigned v
 {
 	struct usb_loopback_host *h = host_of_gadget(g);
 
-	pthread_mutex_lock(&h->lock);
+	lb__lock(h);
 	*field_of_info = value;
 	pthread_mutex_unlock(&h->lock);
 	return 0;
@@ -554,7 +555,7 @@ void usb_loopback_host_destroy(struct usb_loopback_host *h)
 	if (h->registered)
 		usb_udc_unregister(&h->gadget);
 	/* Host transfers still pending belong to their callers; unhook them. */
-	pthread_mutex_lock(&h->lock);
+	lb__lock(h);
 	{
 		struct udcx_done done;
 
@@ -583,7 +584,7 @@ void usb_loopback_host_info(struct usb_loopback_host *h, struct usb_loopback_hos
 {
 	if (!h || !info)
 		return;
-	pthread_mutex_lock(&h->lock);
+	lb__lock(h);
 	*info = h->info;
 	info->connected = h->connected;
 	pthread_mutex_unlock(&h->lock);
