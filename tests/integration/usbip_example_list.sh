@@ -19,6 +19,10 @@ cleanup() {
 }
 trap cleanup EXIT
 cd "$dir"
+# Made here, not only by the child's redirection: the polling below may
+# run before the child has opened it (sed on a missing file ends the
+# script under set -e).
+: >out.log
 "$bin" port=0 >out.log 2>&1 &
 pid=$!
 port=
