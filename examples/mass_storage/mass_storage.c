@@ -10,6 +10,7 @@
  *   mass_storage [file=disk.img[,b.img]] [ro=0,1] [removable=1] [luns=2]
  *                [cdrom=..] [nofua=..] [stall=1] [inquiry_string=..]
  *                [address=127.0.0.1] [port=3240] [control=FIFO]
+ *                [speed=full|high|super]
  *
  * control=FIFO reads media changes, one per line, as g_mass_storage takes
  * them through sysfs: "lun0.file=PATH" inserts, "lun0.file=" ejects,
@@ -17,6 +18,9 @@
  * With no file= it uses ./disk.img, creating a 64 MiB one when missing
  * (the article's `dd if=/dev/zero of=disk.img bs=1M count=64`). LUNs are
  * removable unless removable= is given, as in the article's host log.
+ * speed= is what the device tells vhci_hcd (default high, as in the
+ * article); super puts it on vhci's USB 3 root hub, where usb-storage
+ * sends up to 1 MiB per command instead of 120 KiB.
  * SIGINT/SIGTERM: the MSF worker closes the files and calls thread_exits;
  * msg_exit() unregisters the driver once and stops the server; exit 0.
  */
@@ -109,7 +113,7 @@ static int msg_bind(struct usb_composite_dev *cdev)
 static struct usb_composite_driver msg_driver = {
 	.name = "g_mass_storage",
 	.dev = &msg_device_desc,
-	.max_speed = USB_SPEED_HIGH,
+	.max_speed = USB_SPEED_SUPER,
 	.needs_serial = 1,
 	.iManufacturer = "libcomposite",
 	.iProduct = DRIVER_DESC,
@@ -174,13 +178,26 @@ static int ensure_default_image(const char *path)
 	return 0;
 }
 
+/* speed=: USB_SPEED_UNKNOWN for anything but full, high or super. */
+static enum usb_device_speed parse_speed(const char *s)
+{
+	if (strcmp(s, "full") == 0)
+		return USB_SPEED_FULL;
+	if (strcmp(s, "high") == 0)
+		return USB_SPEED_HIGH;
+	if (strcmp(s, "super") == 0)
+		return USB_SPEED_SUPER;
+	return USB_SPEED_UNKNOWN;
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
 		"usage: mass_storage [file=PATH[,PATH...]] [ro=0|1,...] [removable=0|1,...]\n"
 		"                    [cdrom=..] [nofua=..] [luns=N] [stall=0|1]\n"
 		"                    [inquiry_string=..] [address=127.0.0.1] [port=3240]\n"
-		"                    [control=FIFO]  (then: echo lun0.file=PATH > FIFO)\n");
+		"                    [control=FIFO]  (then: echo lun0.file=PATH > FIFO)\n"
+		"                    [speed=full|high|super]\n");
 }
 
 int main(int argc, char **argv)
@@ -190,6 +207,7 @@ int main(int argc, char **argv)
 	const char *address = "127.0.0.1";
 	const char *control = NULL;
 	unsigned long port = USBIP_PORT_DEFAULT;
+	enum usb_device_speed speed = USB_SPEED_HIGH;
 	char err[256];
 	int left, rc;
 
@@ -210,6 +228,13 @@ int main(int argc, char **argv)
 			address = argv[i] + 8;
 		} else if (strncmp(argv[i], "control=", 8) == 0 && argv[i][8]) {
 			control = argv[i] + 8;
+		} else if (strncmp(argv[i], "speed=", 6) == 0) {
+			speed = parse_speed(argv[i] + 6);
+			if (speed == USB_SPEED_UNKNOWN) {
+				fprintf(stderr, "mass_storage: speed: bad value \"%s\" (full, high or super)\n",
+					argv[i] + 6);
+				return 2;
+			}
 		} else if (strncmp(argv[i], "port=", 5) == 0) {
 			port = strtoul(argv[i] + 5, &end, 10);
 			if (*end || end == argv[i] + 5 || port > 65535) {
@@ -242,6 +267,7 @@ int main(int argc, char **argv)
 	usbip_server_config_init(&cfg);
 	cfg.address = address;
 	cfg.port = (unsigned)port;
+	cfg.speed = speed;
 	cfg.event = on_event;
 	rc = usbip_server_create(&cfg, &srv);
 	if (rc < 0) {

@@ -88,8 +88,10 @@ struct usbip_event {
  *	with usbip_server_port()).
  * @num_devices: devices (UDCs) to export, 1..USBIP_MAX_DEVICES. Default 1.
  * @busnum: the bus number of the busids ("@busnum-1"...), 1..255. Default 1.
- * @speed: the speed reported to hosts: USB_SPEED_FULL or USB_SPEED_HIGH
- *	(default).
+ * @speed: the fastest speed reported to hosts: USB_SPEED_FULL,
+ *	USB_SPEED_HIGH (default) or USB_SPEED_SUPER (vhci_hcd attaches the
+ *	device to its USB 3 root hub; 512-byte ep0, SuperSpeed descriptors
+ *	and BOS). A bound driver with a lower max_speed caps it.
  * @max_urb_bytes: largest transfer_buffer_length one URB may claim; a
  *	larger claim closes the connection. Default 4 MiB.
  * @max_pending_bytes: most URB buffer memory one connection may hold at

@@ -3,7 +3,10 @@
  * backend, driven over 127.0.0.1 by the test client as usb-storage would
  * drive it through vhci: SET_CONFIGURATION (a delayed status stage),
  * GET_MAX_LUN, Bulk-Only commands with 128 KiB data URBs, a wedged
- * endpoint after an invalid CBW with the reset recovery, and a re-attach.
+ * endpoint after an invalid CBW with the reset recovery, and a re-attach;
+ * then the same device on a SuperSpeed server (512-byte ep0, 1024-byte bulk
+ * packets with companions, BOS, no device qualifier), and a high-speed-only
+ * driver on a SuperSpeed server, which enumerates at high speed.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -28,6 +31,7 @@
 
 static struct usbip_server *srv;
 static unsigned port;
+static char busid[8];		/* the group's: "1-1", "2-1"... */
 static struct fsg_common *common;
 
 static struct usb_device_descriptor dev_desc = {
@@ -72,25 +76,47 @@ static int bind(struct usb_composite_dev *cdev)
 static struct usb_composite_driver driver = {
 	.name = "msf-over-usbip",
 	.dev = &dev_desc,
-	.max_speed = USB_SPEED_HIGH,
 	.iSerialNumber = "0001",
-	.udc_name = "1-1",
 	.bind = bind,
 };
 
-static int group_setup(void **state)
+/* A server at @speed on bus @busnum with the driver (max_speed @max) on
+ * its device 1. */
+static int serve(enum usb_device_speed speed, enum usb_device_speed max, unsigned busnum)
 {
 	struct usbip_server_config cfg;
 
-	(void)state;
 	usbip_server_config_init(&cfg);
 	cfg.port = 0;
+	cfg.speed = speed;
+	cfg.busnum = busnum;
 	if (usbip_server_create(&cfg, &srv) != 0)
 		return -1;
 	port = usbip_server_port(srv);
+	snprintf(busid, sizeof(busid), "%u-1", busnum);
+	driver.udc_name = busid;
+	driver.max_speed = max;
 	if (usb_composite_probe(&driver) != 0)
 		return -1;
 	return usbip_server_start(srv);
+}
+
+static int group_setup(void **state)
+{
+	(void)state;
+	return serve(USB_SPEED_HIGH, USB_SPEED_HIGH, 1);
+}
+
+static int group_setup_super(void **state)
+{
+	(void)state;
+	return serve(USB_SPEED_SUPER, USB_SPEED_SUPER, 2);
+}
+
+static int group_setup_super_server_high_driver(void **state)
+{
+	(void)state;
+	return serve(USB_SPEED_SUPER, USB_SPEED_HIGH, 3);
 }
 
 static int group_teardown(void **state)
@@ -113,37 +139,49 @@ static void nap(void)
 
 struct host {
 	struct uc c;
+	struct usbip_device_info info;	/* from the import */
 	unsigned in, out;	/* endpoint numbers */
+	unsigned maxpacket;	/* of the bulk endpoints (both the same) */
+	unsigned companions;	/* SuperSpeed endpoint companions seen */
 	uint32_t tag;
 };
 
 static void attach(struct host *h)
 {
-	struct usbip_device_info info;
 	uint8_t buf[64];
 	uint32_t actual;
 
 	int rc;
 
 	/* The server lets a closed connection's device go asynchronously. */
-	for (int tries = 0; (rc = uc_import(&h->c, port, "1-1", &info)) == USBIP_ST_DEV_BUSY &&
+	for (int tries = 0; (rc = uc_import(&h->c, port, busid, &h->info)) == USBIP_ST_DEV_BUSY &&
 			    tries < 500; tries++)
 		nap();
 	assert_int_equal(rc, 0);
-	assert_int_equal(info.idVendor, 0x0525);
-	assert_int_equal(info.idProduct, 0xa4a5);
+	assert_int_equal(h->info.idVendor, 0x0525);
+	assert_int_equal(h->info.idProduct, 0xa4a5);
 	assert_int_equal(uc_control(&h->c, 0x80, USB_REQ_GET_DESCRIPTOR, USB_DT_CONFIG << 8, 0,
 				    sizeof(buf), buf, &actual), 0);
-	assert_int_equal(actual, 9 + 9 + 7 + 7);
+	assert_true(actual >= 9 + 9 + 7 + 7);
+	assert_int_equal(buf[2] | buf[3] << 8, actual);	/* wTotalLength */
 	assert_int_equal(buf[9 + 5], 0x08);	/* mass storage */
 	assert_int_equal(buf[9 + 6], 0x06);	/* SCSI */
 	assert_int_equal(buf[9 + 7], 0x50);	/* bulk-only */
-	h->in = h->out = 0;
-	for (unsigned off = 18; off + 7 <= actual; off += 7) {
+	h->in = h->out = h->maxpacket = h->companions = 0;
+	for (unsigned off = 18; off + 2 <= actual && buf[off] >= 2; off += buf[off]) {
+		assert_true(off + buf[off] <= actual);
+		if (buf[off + 1] == USB_DT_SS_ENDPOINT_COMP) {
+			assert_int_equal(buf[off], 6);
+			h->companions++;
+			continue;
+		}
+		assert_int_equal(buf[off + 1], USB_DT_ENDPOINT);
 		if (buf[off + 2] & 0x80)
 			h->in = buf[off + 2] & 0x0f;
 		else
 			h->out = buf[off + 2] & 0x0f;
+		assert_true(h->maxpacket == 0 || h->maxpacket == (unsigned)(buf[off + 4] | buf[off + 5] << 8));
+		h->maxpacket = buf[off + 4] | buf[off + 5] << 8;
 	}
 	assert_true(h->in && h->out);
 	/* The MSF finishes SET_CONFIGURATION from its worker (delayed status). */
@@ -210,37 +248,120 @@ static void rw10(uint8_t *cb, uint8_t op, uint32_t lba, uint16_t blocks)
 	cb[8] = (uint8_t)blocks;
 }
 
-static void test_usbip_msf_bot_commands(void **state)
+/* GET_MAX_LUN, INQUIRY, READ CAPACITY and a 128 KiB WRITE and READ. */
+static void bot_commands(struct host *h)
 {
 	static uint8_t wbuf[BIG], rbuf[BIG];
 	static const uint8_t inquiry[6] = { 0x12, 0, 0, 0, 36, 0 };
 	static const uint8_t capacity[10] = { 0x25 };
 	uint8_t cb[10], buf[64];
 	uint32_t actual, residue;
-	struct host h = { 0 };
 
-	(void)state;
-	attach(&h);
 	/* GET_MAX_LUN: one LUN. */
-	assert_int_equal(uc_control(&h.c, 0xa1, 0xfe, 0, 0, 1, buf, &actual), 0);
+	assert_int_equal(uc_control(&h->c, 0xa1, 0xfe, 0, 0, 1, buf, &actual), 0);
 	assert_int_equal(actual, 1);
 	assert_int_equal(buf[0], 0);
-	assert_int_equal(bot(&h, inquiry, 6, true, buf, 36, &residue), 0);
+	assert_int_equal(bot(h, inquiry, 6, true, buf, 36, &residue), 0);
 	assert_int_equal(residue, 0);
 	assert_int_equal(buf[0], 0x00);		/* direct-access block device */
-	unit_ready(&h);
-	assert_int_equal(bot(&h, capacity, 10, true, buf, 8, NULL), 0);
+	unit_ready(h);
+	assert_int_equal(bot(h, capacity, 10, true, buf, 8, NULL), 0);
 	assert_int_equal(buf[0] << 24 | buf[1] << 16 | buf[2] << 8 | buf[3], DISK_BYTES / 512 - 1);
 	assert_int_equal(buf[6] << 8 | buf[7], 512);
 	/* 128 KiB each way, one URB each: several MSF buffers per URB. */
 	for (unsigned i = 0; i < BIG; i++)
 		wbuf[i] = (uint8_t)(i * 13 + (i >> 9));
 	rw10(cb, 0x2a, 100, BIG / 512);
-	assert_int_equal(bot(&h, cb, 10, false, wbuf, BIG, &residue), 0);
+	assert_int_equal(bot(h, cb, 10, false, wbuf, BIG, &residue), 0);
 	assert_int_equal(residue, 0);
 	rw10(cb, 0x28, 100, BIG / 512);
-	assert_int_equal(bot(&h, cb, 10, true, rbuf, BIG, &residue), 0);
+	assert_int_equal(bot(h, cb, 10, true, rbuf, BIG, &residue), 0);
 	assert_memory_equal(rbuf, wbuf, BIG);
+}
+
+static void test_usbip_msf_bot_commands(void **state)
+{
+	struct host h = { 0 };
+
+	(void)state;
+	attach(&h);
+	assert_int_equal(h.info.speed, USB_SPEED_HIGH);
+	assert_int_equal(h.maxpacket, 512);
+	assert_int_equal(h.companions, 0);
+	bot_commands(&h);
+	uc_close(&h.c);
+}
+
+/* The device descriptor's bcdUSB and bMaxPacketSize0, read over ep0. */
+static void device_desc_of(struct host *h, unsigned *bcd_usb, unsigned *mp0)
+{
+	uint8_t d[18];
+	uint32_t actual;
+
+	assert_int_equal(uc_control(&h->c, 0x80, USB_REQ_GET_DESCRIPTOR, USB_DT_DEVICE << 8, 0,
+				    sizeof(d), d, &actual), 0);
+	assert_int_equal(actual, 18);
+	*bcd_usb = d[2] | d[3] << 8;
+	*mp0 = d[7];
+}
+
+/* What vhci_hcd and the Linux hub driver need from a SuperSpeed device,
+ * then the same Bulk-Only traffic as at high speed. */
+static void test_usbip_msf_superspeed(void **state)
+{
+	struct uc_devrec devs[2];
+	struct host h = { 0 };
+	uint8_t bos[64];
+	uint32_t actual;
+	unsigned bcd, mp0, total;
+	bool ss_cap = false;
+
+	(void)state;
+	assert_int_equal(uc_devlist(port, devs, 2), 1);
+	assert_int_equal(devs[0].info.speed, USB_SPEED_SUPER);	/* 5 on the wire */
+	attach(&h);
+	assert_int_equal(h.info.speed, USB_SPEED_SUPER);
+	device_desc_of(&h, &bcd, &mp0);
+	assert_true(bcd >= 0x0300);
+	assert_int_equal(mp0, 9);		/* 2^9 = 512 */
+	assert_int_equal(h.maxpacket, 1024);
+	assert_int_equal(h.companions, 2);
+	/* BOS with a SuperSpeed device capability. */
+	assert_int_equal(uc_control(&h.c, 0x80, USB_REQ_GET_DESCRIPTOR, USB_DT_BOS << 8, 0,
+				    sizeof(bos), bos, &actual), 0);
+	assert_true(actual >= 5);
+	assert_int_equal(bos[1], USB_DT_BOS);
+	total = bos[2] | bos[3] << 8;
+	assert_int_equal(actual, total);
+	for (unsigned off = 5; off + 3 <= actual && bos[off] >= 3; off += bos[off])
+		ss_cap |= bos[off + 1] == USB_DT_DEVICE_CAPABILITY && bos[off + 2] == 0x03;
+	assert_true(ss_cap);
+	/* A device at SuperSpeed has no other speed to describe. */
+	assert_int_equal(uc_control(&h.c, 0x80, USB_REQ_GET_DESCRIPTOR,
+				    USB_DT_DEVICE_QUALIFIER << 8, 0, 10, bos, &actual), -32);
+	bot_commands(&h);
+	uc_close(&h.c);
+}
+
+/* A high-speed-only driver on a SuperSpeed server: reported, and
+ * enumerated, at high speed with a 64-byte ep0. */
+static void test_usbip_msf_high_speed_driver_caps_super_server(void **state)
+{
+	struct uc_devrec devs[2];
+	struct host h = { 0 };
+	unsigned bcd, mp0;
+
+	(void)state;
+	assert_int_equal(uc_devlist(port, devs, 2), 1);
+	assert_int_equal(devs[0].info.speed, USB_SPEED_HIGH);
+	attach(&h);
+	assert_int_equal(h.info.speed, USB_SPEED_HIGH);
+	device_desc_of(&h, &bcd, &mp0);
+	assert_int_equal(bcd, 0x0200);
+	assert_int_equal(mp0, 64);
+	assert_int_equal(h.maxpacket, 512);
+	assert_int_equal(h.companions, 0);
+	bot_commands(&h);
 	uc_close(&h.c);
 }
 
@@ -292,5 +413,19 @@ int main(void)
 		cmocka_unit_test(test_usbip_msf_invalid_cbw_and_reset_recovery),
 		cmocka_unit_test(test_usbip_msf_reattach_after_unplug),
 	};
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	const struct CMUnitTest super_tests[] = {
+		cmocka_unit_test(test_usbip_msf_superspeed),
+		cmocka_unit_test(test_usbip_msf_reattach_after_unplug),
+	};
+	const struct CMUnitTest capped_tests[] = {
+		cmocka_unit_test(test_usbip_msf_high_speed_driver_caps_super_server),
+	};
+	int failed = cmocka_run_group_tests_name("high speed", tests, group_setup, group_teardown);
+
+	failed += cmocka_run_group_tests_name("SuperSpeed", super_tests, group_setup_super,
+					      group_teardown);
+	failed += cmocka_run_group_tests_name("SuperSpeed server, high-speed driver",
+					      capped_tests, group_setup_super_server_high_driver,
+					      group_teardown);
+	return failed;
 }

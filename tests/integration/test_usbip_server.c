@@ -1010,7 +1010,10 @@ static void test_usbip_server_create_rejects_bad_config(void **state)
 	cfg.num_devices = USBIP_MAX_DEVICES + 1;
 	assert_int_equal(usbip_server_create(&cfg, &s), -USB_EINVAL);
 	usbip_server_config_init(&cfg);
-	cfg.speed = USB_SPEED_SUPER;
+	cfg.speed = USB_SPEED_SUPER_PLUS;	/* vhci_hcd refuses it */
+	assert_int_equal(usbip_server_create(&cfg, &s), -USB_EINVAL);
+	usbip_server_config_init(&cfg);
+	cfg.speed = USB_SPEED_LOW;
 	assert_int_equal(usbip_server_create(&cfg, &s), -USB_EINVAL);
 	usbip_server_config_init(&cfg);
 	cfg.address = "not an address!";

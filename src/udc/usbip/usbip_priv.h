@@ -122,6 +122,9 @@ void usbip__dev_destroy(struct usbip__dev *dev);
 int usbip__dev_claim(struct usbip__dev *dev, struct usbip__conn *conn);
 void usbip__dev_release(struct usbip__dev *dev);
 struct usbip__ep *usbip__dev_ep(struct usbip__dev *dev, unsigned num, bool dir_in);
+/* The speed @dev enumerates at: the server's, capped at the bound driver's
+ * max_speed. */
+enum usb_device_speed usbip__dev_speed(struct usbip__dev *dev);
 
 /* usbip_udc.c: the event side, in the connection thread. */
 /* After an import: bus reset at the configured speed and the SET_ADDRESS

@@ -106,6 +106,7 @@ int usbip__dev_describe(struct usbip__dev *dev, struct usbip_device_info *info,
 {
 	struct usb_composite_dev *cdev;
 	struct usb_configuration *c;
+	enum usb_device_speed speed;
 	int n = 0;
 
 	pthread_mutex_lock(&dev->lock);
@@ -119,7 +120,8 @@ int usbip__dev_describe(struct usbip__dev *dev, struct usbip_device_info *info,
 	snprintf(info->busid, sizeof(info->busid), "%s", dev->busid);
 	info->busnum = dev->server->cfg.busnum;
 	info->devnum = dev->index + 1;
-	info->speed = (uint32_t)dev->server->cfg.speed;
+	speed = usbip__dev_speed(dev);
+	info->speed = (uint32_t)speed;
 	info->idVendor = le16_to_cpu(cdev->desc.idVendor);
 	info->idProduct = le16_to_cpu(cdev->desc.idProduct);
 	info->bcdDevice = le16_to_cpu(cdev->desc.bcdDevice);
@@ -141,7 +143,9 @@ int usbip__dev_describe(struct usbip__dev *dev, struct usbip_device_info *info,
 
 			if (!f)
 				continue;
-			if (dev->server->cfg.speed >= USB_SPEED_HIGH)
+			if (speed >= USB_SPEED_SUPER)
+				d = find_intf(f->ss_descriptors, i);
+			if (!d && speed >= USB_SPEED_HIGH)
 				d = find_intf(f->hs_descriptors, i);
 			if (!d)
 				d = find_intf(f->fs_descriptors, i);
@@ -221,7 +225,8 @@ int usbip_server_create(const struct usbip_server_config *cfg, struct usbip_serv
 
 	if (!cfg || !out || cfg->num_devices < 1 || cfg->num_devices > USBIP_MAX_DEVICES ||
 	    cfg->busnum < 1 || cfg->busnum > 255 || cfg->port > 65535 ||
-	    (cfg->speed != USB_SPEED_FULL && cfg->speed != USB_SPEED_HIGH) ||
+	    (cfg->speed != USB_SPEED_FULL && cfg->speed != USB_SPEED_HIGH &&
+	     cfg->speed != USB_SPEED_SUPER) ||
 	    cfg->max_urb_bytes == 0 || cfg->max_urb_bytes > 0xffffffffu ||
 	    cfg->max_pending_bytes < cfg->max_urb_bytes)
 		return -USB_EINVAL;

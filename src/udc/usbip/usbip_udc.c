@@ -223,6 +223,12 @@ static const struct usb_ep_ops ep_ops = {
 
 /* ---- creation ------------------------------------------------------------ */
 
+/* ep0's packet size at @speed: 512 at SuperSpeed, else 64. */
+static unsigned ep0_maxpacket(enum usb_device_speed speed)
+{
+	return speed >= USB_SPEED_SUPER ? 512u : 64u;
+}
+
 static void ep_setup(struct usbip__dev *dev, struct usbip__ep *ep, unsigned num, bool in)
 {
 	usb_ep_init(&ep->ep);
@@ -241,8 +247,23 @@ static void ep_setup(struct usbip__dev *dev, struct usbip__ep *ep, unsigned num,
 	ep->ep.caps.type_iso = num != 0;
 	ep->ep.caps.dir_in = num == 0 || in;
 	ep->ep.caps.dir_out = num == 0 || !in;
-	usb_ep_set_maxpacket_limit(&ep->ep, num == 0 ? 64 : 1024);
-	udcx__ep_init(&ep->x, &ep->ep, num == 0, num == 0 ? 64 : 0);
+	usb_ep_set_maxpacket_limit(&ep->ep, num == 0 ? ep0_maxpacket(dev->server->cfg.speed) : 1024);
+	udcx__ep_init(&ep->x, &ep->ep, num == 0, num == 0 ? ep0_maxpacket(dev->server->cfg.speed) : 0);
+}
+
+enum usb_device_speed usbip__dev_speed(struct usbip__dev *dev)
+{
+	const struct usb_composite_dev *cdev = get_gadget_data(&dev->gadget);
+	enum usb_device_speed speed = dev->server->cfg.speed;
+
+	/* As the kernel's UDC core does: never faster than the driver can go
+	 * (a high-speed-only driver on a SuperSpeed server enumerates at high
+	 * speed, with its 64-byte ep0). */
+	if (cdev && cdev->driver && cdev->driver->max_speed != USB_SPEED_UNKNOWN &&
+	    cdev->driver->max_speed < speed)
+		speed = cdev->driver->max_speed < USB_SPEED_FULL ? USB_SPEED_FULL
+								 : cdev->driver->max_speed;
+	return speed;
 }
 
 int usbip__dev_create(struct usbip_server *srv, unsigned index, struct usbip__dev **out)
@@ -430,9 +451,9 @@ int usbip__dev_attach(struct usbip__dev *dev, unsigned devnum)
 	pthread_mutex_lock(&dev->lock);
 	dev->last_config = 0;
 	pthread_mutex_unlock(&dev->lock);
-	dev->gadget.speed = dev->server->cfg.speed;
+	dev->gadget.speed = usbip__dev_speed(dev);
 	pthread_mutex_lock(&dev->lock);
-	udcx__ep_set_maxpacket(&ep0->x, 64);
+	udcx__ep_set_maxpacket(&ep0->x, ep0_maxpacket(dev->gadget.speed));
 	pthread_mutex_unlock(&dev->lock);
 	usb_gadget_event(&dev->gadget, USB_GADGET_EVENT_RESET);
 
