@@ -2,14 +2,20 @@
 # run-bench.sh: mass storage throughput against a real Linux host, in ONE
 # qemu guest (see tests/linux-host): 64 MiB sequential write then read of the
 # whole block device, dd bs=1M with O_DIRECT, for
-#   (a) ours:  examples/mass_storage over USB/IP (when LH_MASS_STORAGE names
-#              the binary),
-#   (b) vudc:  the kernel's usb_f_mass_storage on usbip-vudc over USB/IP,
-#   (c) dummy: the same function on dummy_hcd (no USB/IP at all),
-# all backed by the same 64 MiB file in guest RAM. Prints MB/s, the ratios
-# ours/vudc and ours/dummy, and the enumeration time (usbip attach until the
-# block device exists) of both USB/IP paths. Figures move with the machine;
-# only the ratios of one run mean something.
+#   (a) ours:     examples/mass_storage speed=super over USB/IP (when
+#                 LH_MASS_STORAGE names the binary),
+#   (a') ours_hs: the same at high speed (speed=high, its default),
+#   (b) vudc:     the kernel's usb_f_mass_storage on usbip-vudc over USB/IP
+#                 (high speed: vudc offers nothing faster),
+#   (c) dummy:    the same function on dummy_hcd (no USB/IP; high speed,
+#                 dummy_hcd's default),
+#   (d) dummy_ss: the same on dummy_hcd is_super_speed=Y,
+# all backed by the same 64 MiB file in guest RAM. The speed matters beyond
+# the name: usb-storage sends at most 240 sectors (120 KiB) per command to a
+# high-speed device and 2048 (1 MiB) to a SuperSpeed one. Prints MB/s, the
+# ratios and the enumeration time (usbip attach until the block device
+# exists) of the USB/IP paths. Figures move with the machine; only the
+# ratios of one run mean something.
 #
 # Environment: LH_MASS_STORAGE (binary for (a)), LH_BENCH_REPS (rounds of
 # all providers in turn, the best of each kept; default 1), LH_BENCH_OUT
@@ -110,7 +116,7 @@ measure() {
     _e=$(g_elapsed "$ATTACH_T0")
     [ "$(g_sectors sda)" = 131072 ] || lh_fail "$1: sda is not 64 MiB"
     _pid=
-    [ "$1" != ours ] || _pid=$OURS_PID
+    [ "$PROVIDER" != ours ] || _pid=$OURS_PID
     _c0=$(cpu_now "$_pid")
     dd_sda write 64 || { cat "$GW/dd.log"; lh_fail "$1: write"; }
     _w=$(rate_of "$GW/dd.log")
@@ -126,6 +132,15 @@ measure() {
     g_gadget_stop
 }
 
+# row LABEL WRITE READ ENUM: one line of the results table.
+row() { printf '%-28s %12s %12s %16s\n' "$@"; }
+
+# ratios LABEL A B: the write, read and enumeration ratios of providers A/B.
+ratios() {
+    eval "_aw=\$W_$2 _ar=\$R_$2 _ae=\$E_$2 _bw=\$W_$3 _br=\$R_$3 _be=\$E_$3"
+    row "$1" "$(ratio "$_aw" "$_bw")" "$(ratio "$_ar" "$_br")" "$(ratio "$_ae" "$_be")"
+}
+
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a != "") printf "%.3f", a / b; else print "-" }'; }
 
 guest_main() {
@@ -135,7 +150,8 @@ guest_main() {
     "$DD" if=/dev/zero of="$IMG" bs=1M count=64 status=none || lh_fail "make $IMG"
 
     W_dummy='' R_dummy='' E_dummy='' W_vudc='' R_vudc='' E_vudc=''
-    W_ours='' R_ours='' E_ours=''
+    W_dummy_ss='' R_dummy_ss='' E_dummy_ss=''
+    W_ours='' R_ours='' E_ours='' W_ours_hs='' R_ours_hs='' E_ours_hs=''
     # Rounds of all providers in turn, so a change in the machine's load
     # hits every provider alike.
     _round=0
@@ -144,14 +160,18 @@ guest_main() {
         measure dummy
         g_gadget_start vudc "file=$IMG"
         measure vudc
+        g_gadget_start dummy_ss "file=$IMG"
+        measure dummy_ss
         if [ "$1" = ours ]; then
-            g_gadget_start ours "file=$IMG"
+            g_gadget_start ours "file=$IMG" speed=super
             measure ours
+            g_gadget_start ours "file=$IMG" speed=high
+            measure ours_hs
         fi
         _round=$((_round + 1))
     done
     if [ "$1" = ours ] && [ "${3:-}" = strace ]; then
-        g_gadget_start ours "file=$IMG"
+        g_gadget_start ours "file=$IMG" speed=super
         strace_profile
     fi
     g_no_hung_tasks
@@ -159,19 +179,17 @@ guest_main() {
     {
         echo "linux-host bench: 64 MiB sequential, dd bs=1M O_DIRECT, one guest"
         echo "($(uname -r), qemu TCG, $(nproc) vCPU, best of $REPS rounds)"
-        printf '%-24s %12s %12s %16s\n' provider "write MB/s" "read MB/s" "enumeration s"
-        if [ "$1" = ours ]; then
-            printf '%-24s %12s %12s %16s\n' "(a) ours, USB/IP" "$W_ours" "$R_ours" "$E_ours"
-        else
-            printf '%-24s %12s %12s %16s\n' "(a) ours, USB/IP" "-" "-" "-"
-        fi
-        printf '%-24s %12s %12s %16s\n' "(b) kernel, usbip-vudc" "$W_vudc" "$R_vudc" "$E_vudc"
-        printf '%-24s %12s %12s %16s\n' "(c) kernel, dummy_hcd" "$W_dummy" "$R_dummy" "$E_dummy"
-        printf '%-24s %12s %12s %16s\n' "ratio ours/vudc" \
-            "$(ratio "$W_ours" "$W_vudc")" "$(ratio "$R_ours" "$R_vudc")" \
-            "$(ratio "$E_ours" "$E_vudc")"
-        printf '%-24s %12s %12s %16s\n' "ratio ours/dummy" \
-            "$(ratio "$W_ours" "$W_dummy")" "$(ratio "$R_ours" "$R_dummy")" "-"
+        row provider "write MB/s" "read MB/s" "enumeration s"
+        row "(a) ours, USB/IP, SS" "${W_ours:--}" "${R_ours:--}" "${E_ours:--}"
+        row "(a') ours, USB/IP, HS" "${W_ours_hs:--}" "${R_ours_hs:--}" "${E_ours_hs:--}"
+        row "(b) kernel, usbip-vudc, HS" "$W_vudc" "$R_vudc" "$E_vudc"
+        row "(c) kernel, dummy_hcd, HS" "$W_dummy" "$R_dummy" "$E_dummy"
+        row "(d) kernel, dummy_hcd, SS" "$W_dummy_ss" "$R_dummy_ss" "$E_dummy_ss"
+        ratios "ratio ours/vudc" ours vudc
+        ratios "ratio ours/dummy" ours dummy
+        ratios "ratio ours/dummy SS" ours dummy_ss
+        ratios "ratio ours HS/vudc" ours_hs vudc
+        ratios "ratio ours HS/dummy" ours_hs dummy
     } >/host/results.txt
 }
 

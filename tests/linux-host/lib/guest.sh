@@ -244,7 +244,7 @@ g_ours_log() {
 # ---- providers ---------------------------------------------------------------
 # g_gadget_start PROVIDER ARGS...: start a mass storage gadget (mass_storage
 # style ARGS) and set BUSID for g_attach (empty for dummy, which connects on
-# bind).
+# bind). dummy_ss: dummy with is_super_speed=Y (for the bench).
 
 g_gadget_start() {
     PROVIDER=$1
@@ -260,12 +260,23 @@ g_gadget_start() {
         g_kgadget_bind usbip-vudc.0
         g_usbipd_device
         BUSID=usbip-vudc.0 ;;
-    dummy)
+    dummy|dummy_ss)
         g_kmsf_create "$@"
-        g_mod dummy_hcd
+        g_dummy_hcd "$([ "$PROVIDER" = dummy_ss ] && echo Y || echo N)"
         BUSID= ;;
     *) lh_fail "unknown provider $PROVIDER" ;;
     esac
+}
+
+# g_dummy_hcd Y|N: dummy_hcd loaded with is_super_speed=Y|N (it reads the
+# parameter at load, so a change reloads it; no gadget may be bound).
+g_dummy_hcd() {
+    _ss=/sys/module/dummy_hcd/parameters/is_super_speed
+    if [ -r "$_ss" ] && [ "$(cat "$_ss")" != "$1" ]; then
+        rmmod dummy_hcd || lh_fail "rmmod dummy_hcd"
+    fi
+    [ -r "$_ss" ] || modprobe dummy_hcd is_super_speed="$1" ||
+        lh_fail "modprobe dummy_hcd is_super_speed=$1"
 }
 
 # g_attach: connect the gadget to the guest's USB host; ATTACH_T0 is when.
@@ -309,7 +320,7 @@ g_gadget_stop() {
     vudc)
         g_usbipd_stop
         g_kgadget_remove ;;
-    dummy) g_kgadget_remove ;;
+    dummy|dummy_ss) g_kgadget_remove ;;
     esac
 }
 
