@@ -7,7 +7,7 @@
  *	gadget_zero [pattern=0|1|2] [buflen=N] [qlen=N] [ss_bulk_qlen=N]
  *		    [ss_iso_qlen=N] [isoc_interval=1..16] [isoc_maxpacket=0..1024]
  *		    [isoc_mult=0..2] [isoc_maxburst=0..15] [iso=0|1]
- *		    [loopdefault=0|1] [speed=full|high] [address=A] [port=P]
+ *		    [loopdefault=0|1] [speed=full|high|super] [address=A] [port=P]
  *		    [busid=1-N]
  *
  * Parameters are g_zero's module parameters (same names, defaults and
@@ -150,7 +150,7 @@ static struct usb_composite_driver zero_driver = {
 	.name = "zero",
 	.dev = &device_desc,
 	.strings = zero_strings,
-	.max_speed = USB_SPEED_HIGH,
+	.max_speed = USB_SPEED_SUPER,
 	.iManufacturer = "libcomposite",
 	.iProduct = "Gadget Zero",
 	/* g_zero's: long enough to take two packets. */
@@ -165,7 +165,7 @@ static void usage(FILE *f)
 	fputs("usage: gadget_zero [pattern=0|1|2] [buflen=N] [qlen=N] [ss_bulk_qlen=N]\n"
 	      "         [ss_iso_qlen=N] [isoc_interval=1..16] [isoc_maxpacket=0..1024]\n"
 	      "         [isoc_mult=0..2] [isoc_maxburst=0..15] [iso=0|1] [loopdefault=0|1]\n"
-	      "         [speed=full|high] [address=ADDR] [port=PORT] [busid=1-N]\n", f);
+	      "         [speed=full|high|super] [address=ADDR] [port=PORT] [busid=1-N]\n", f);
 }
 
 static int parse_uint(const char *name, const char *s, unsigned long max, unsigned *out)
@@ -232,8 +232,10 @@ static int parse_arg(const char *arg)
 			params.speed = USB_SPEED_FULL;
 		else if (strcmp(val, "high") == 0)
 			params.speed = USB_SPEED_HIGH;
+		else if (strcmp(val, "super") == 0)
+			params.speed = USB_SPEED_SUPER;
 		else {
-			fprintf(stderr, "gadget_zero: speed=%s: expected full or high\n", val);
+			fprintf(stderr, "gadget_zero: speed=%s: expected full, high or super\n", val);
 			return -1;
 		}
 		return 0;
