@@ -20,7 +20,8 @@
  * removable unless removable= is given, as in the article's host log.
  * speed= is what the device tells vhci_hcd (default high, as in the
  * article); super puts it on vhci's USB 3 root hub, where usb-storage
- * sends up to 1 MiB per command instead of 120 KiB.
+ * allows 1 MiB per command instead of 120 KiB (vhci's 32 scatter-gather
+ * segments still cut requests of scattered pages at 128 KiB).
  * SIGINT/SIGTERM: the MSF worker closes the files and calls thread_exits;
  * msg_exit() unregisters the driver once and stops the server; exit 0.
  */
