@@ -12,7 +12,9 @@
 #   (d) dummy_ss: the same on dummy_hcd is_super_speed=Y,
 # all backed by the same 64 MiB file in guest RAM. The speed matters beyond
 # the name: usb-storage sends at most 240 sectors (120 KiB) per command to a
-# high-speed device and 2048 (1 MiB) to a SuperSpeed one. Prints MB/s, the
+# high-speed device and 2048 (1 MiB) to a SuperSpeed one (over vhci, whose
+# 32 scatter-gather segments hold 128 KiB of dd's scattered pages, 128 KiB;
+# dummy_hcd has no such limit). Prints MB/s, the
 # ratios and the enumeration time (usbip attach until the block device
 # exists) of the USB/IP paths. Figures move with the machine; only the
 # ratios of one run mean something.
