@@ -6,7 +6,9 @@
  * >= 0.8). Not a test: run by hand or with `ctest -L bench`.
  *
  * Usage: bench_msf [size_mib=256] [rounds=3] [num_buffers=N] [buflen=N]
- *        [xfer_kib=128] [file=PATH]
+ *        [xfer_kib=128] [file=PATH] [host=sync|queued]
+ * host=sync waits for each of CBW, data and CSW in turn; queued submits
+ * the three together (command_queued()).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -175,6 +177,10 @@ int main(int argc, char **argv)
 	uint8_t desc[256], *buf;
 	int fd, len, rc = 1;
 
+	if (strcmp(host, "sync") != 0 && strcmp(host, "queued") != 0) {
+		fprintf(stderr, "bench_msf: host=%s: expected sync or queued\n", host);
+		return 2;
+	}
 	if (xfer == 0 || xfer > 65535u * 512u || xfer % 512 || size % xfer) {
 		fprintf(stderr, "bench_msf: bad sizes\n");
 		return 2;

@@ -231,6 +231,10 @@ static unsigned ep0_maxpacket(enum usb_device_speed speed)
 
 static void ep_setup(struct usbip__dev *dev, struct usbip__ep *ep, unsigned num, bool in)
 {
+	/* ep0 as large as the server's speed allows; usbip__dev_attach()
+	 * sets the size of the speed it enumerates at. */
+	unsigned mp0 = ep0_maxpacket(dev->server->cfg.speed);
+
 	usb_ep_init(&ep->ep);
 	ep->dev = dev;
 	ep->num = num;
@@ -247,8 +251,8 @@ static void ep_setup(struct usbip__dev *dev, struct usbip__ep *ep, unsigned num,
 	ep->ep.caps.type_iso = num != 0;
 	ep->ep.caps.dir_in = num == 0 || in;
 	ep->ep.caps.dir_out = num == 0 || !in;
-	usb_ep_set_maxpacket_limit(&ep->ep, num == 0 ? ep0_maxpacket(dev->server->cfg.speed) : 1024);
-	udcx__ep_init(&ep->x, &ep->ep, num == 0, num == 0 ? ep0_maxpacket(dev->server->cfg.speed) : 0);
+	usb_ep_set_maxpacket_limit(&ep->ep, num == 0 ? mp0 : 1024);
+	udcx__ep_init(&ep->x, &ep->ep, num == 0, num == 0 ? mp0 : 0);
 }
 
 enum usb_device_speed usbip__dev_speed(struct usbip__dev *dev)

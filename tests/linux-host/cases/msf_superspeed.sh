@@ -32,12 +32,8 @@ guest_main() {
     _kb=$(cat /sys/block/sda/queue/max_hw_sectors_kb)
     [ "$_kb" = 1024 ] || lh_fail "max_hw_sectors_kb is $_kb, expected 1024 (SuperSpeed)"
     lh_log "usb-storage allows $_kb KiB per command (max_sectors_kb $(cat /sys/block/sda/queue/max_sectors_kb), max_segments $(cat /sys/block/sda/queue/max_segments), max_segment_size $(cat /sys/block/sda/queue/max_segment_size))"
-    timeout 120 "$DD" if=/host/big.bin of=/dev/sda bs=1M seek=8 oflag=direct \
-        conv=notrunc status=none || lh_fail "write 4 MiB in 1 MiB blocks"
-    timeout 120 "$DD" if=/dev/sda of="$GW/big.back" bs=1M skip=8 count=4 iflag=direct \
-        status=none || lh_fail "read 4 MiB in 1 MiB blocks"
-    cmp /host/big.bin "$GW/big.back" || lh_fail "1 MiB blocks read back differ"
-    rm -f "$GW/big.back"
+    g_write_pattern sda /host/big.bin 8 1024
+    g_check_pattern sda /host/big.bin 8 1024
     lh_log "4 MiB in 1 MiB O_DIRECT blocks read back intact"
     g_disk_exercise sda /host/payload
     g_detach

@@ -388,18 +388,22 @@ g_no_hung_tasks() {
     fi
 }
 
-# g_write_pattern DEV FILE MIB: write FILE to /dev/DEV at MIB MiB, O_DIRECT.
+# g_write_pattern DEV FILE MIB [KIB]: write FILE to /dev/DEV at MIB MiB,
+# O_DIRECT, in blocks of KIB KiB (default 64; FILE a multiple of it).
 g_write_pattern() {
-    timeout 120 "$DD" if="$2" of="/dev/$1" bs=64k seek="$(($3 * 16))" \
+    _bs=${4:-64}
+    timeout 120 "$DD" if="$2" of="/dev/$1" bs="${_bs}k" seek="$(($3 * 1024 / _bs))" \
         oflag=direct conv=notrunc status=none ||
         lh_fail "write $2 to /dev/$1 at $3 MiB"
 }
 
-# g_check_pattern DEV FILE MIB: /dev/DEV holds FILE at MIB MiB (read with
-# O_DIRECT, so from the device, not the page cache).
+# g_check_pattern DEV FILE MIB [KIB]: /dev/DEV holds FILE at MIB MiB (read
+# with O_DIRECT in blocks of KIB KiB, default 64, so from the device, not
+# the page cache).
 g_check_pattern() {
-    _n=$(($(stat -c %s "$2") / 65536))
-    timeout 120 "$DD" if="/dev/$1" of="$GW/readback" bs=64k skip="$(($3 * 16))" \
+    _bs=${4:-64}
+    _n=$(($(stat -c %s "$2") / (_bs * 1024)))
+    timeout 120 "$DD" if="/dev/$1" of="$GW/readback" bs="${_bs}k" skip="$(($3 * 1024 / _bs))" \
         count="$_n" iflag=direct status=none || lh_fail "read /dev/$1 at $3 MiB"
     cmp "$2" "$GW/readback" || lh_fail "/dev/$1 at $3 MiB does not hold $2"
     rm -f "$GW/readback"
