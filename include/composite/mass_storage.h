@@ -112,8 +112,10 @@ struct fsg_backend {
  * fsg_backend_file_open() - a backend on a regular file or block device
  * (POSIX builds only). Opened read-write unless @ro; a read-write open that
  * fails with EROFS or EACCES falls back to read-only (see ops->read_only).
- * A block device reports its logical block size. @sync_fua is unused
- * today and must be false (FUA is done with flush).
+ * A block device reports its logical block size. @sync_fua: write
+ * through: the file is opened O_DSYNC, so every write is durable when it
+ * returns, not only FUA writes and SYNCHRONIZE CACHE (which flush either
+ * way); slower, for media that must survive a power cut at any time.
  * Return: 0 and *@out (owned by the caller until handed to a LUN);
  * -USB_ENOENT, -USB_EACCES, -USB_EINVAL (not a file or device, or empty),
  * -USB_ENOMEM, -USB_EIO; -USB_EOPNOTSUPP in builds without POSIX files.

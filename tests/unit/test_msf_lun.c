@@ -469,6 +469,60 @@ static void test_msf_lun_file_read_only_fallback(void **state)
 	free(path);
 }
 
+/*
+ * The file status flags of the descriptor this process holds on @path
+ * (found through /proc/self/fd), or -1 where there is no /proc.
+ */
+static int open_flags_of(const char *path)
+{
+	char link[64], target[4096];
+
+	for (int fd = 3; fd < 1024; fd++) {
+		ssize_t n;
+
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		n = readlink(link, target, sizeof(target) - 1);
+		if (n < 0)
+			continue;
+		target[n] = '\0';
+		if (strcmp(target, path) == 0)
+			return fcntl(fd, F_GETFL);
+	}
+	return -1;
+}
+
+/* sync_fua: write-through (O_DSYNC); without it, plain buffered writes. */
+static void test_msf_lun_file_sync_fua(void **state)
+{
+	char *path = make_file(1u << 20);
+	uint8_t buf[4096], back[4096];
+	struct fsg_backend *be;
+	int flags;
+
+	(void)state;
+	for (int sync = 0; sync <= 1; sync++) {
+		assert_int_equal(fsg_backend_file_open(&be, path, false, sync), 0);
+		assert_false(be->ops->read_only(be));
+		flags = open_flags_of(path);
+		if (flags != -1 || access("/proc/self/fd", F_OK) == 0) {
+			assert_true(flags >= 0);
+			assert_int_equal((flags & O_DSYNC) == O_DSYNC, sync);
+		}
+		memset(buf, 0x30 + sync, sizeof(buf));
+		assert_int_equal(be->ops->write(be, 8192, buf, sizeof(buf)), (int)sizeof(buf));
+		assert_int_equal(be->ops->flush(be), 0);
+		assert_int_equal(be->ops->read(be, 8192, back, sizeof(back)), (int)sizeof(back));
+		assert_memory_equal(back, buf, sizeof(buf));
+		be->ops->release(be);
+	}
+	/* Read-only: nothing to write through; the open still works. */
+	assert_int_equal(fsg_backend_file_open(&be, path, true, true), 0);
+	assert_true(be->ops->read_only(be));
+	be->ops->release(be);
+	unlink(path);
+	free(path);
+}
+
 /* A loop device with 4096-byte logical blocks (root and losetup only). */
 static void test_msf_lun_block_device(void **state)
 {
@@ -686,6 +740,7 @@ int main(void)
 		cmocka_unit_test(test_msf_lun_cdrom),
 		cmocka_unit_test(test_msf_lun_file_fua_visible_at_csw),
 		cmocka_unit_test(test_msf_lun_file_read_only_fallback),
+		cmocka_unit_test(test_msf_lun_file_sync_fua),
 		cmocka_unit_test(test_msf_lun_block_device),
 		cmocka_unit_test(test_msf_lun_flush_on_fua_sync_and_nofua),
 		cmocka_unit_test(test_msf_lun_write_cache_off_flushes_every_write),

@@ -2,7 +2,9 @@
  * backend_file_posix.c - the file block backend on POSIX: a regular file
  * or a block device, read and written with pread/pwrite, flushed with
  * fdatasync. A read-write open refused with EROFS or EACCES falls back to
- * read-only, as Linux's fsg_lun_open does.
+ * read-only, as Linux's fsg_lun_open does. With sync_fua the file is
+ * opened O_DSYNC: every write is durable when pwrite returns, as Linux's
+ * file is once its first FUA write has set O_SYNC on it.
  *
  * Touches only its own object and file descriptor.
  */
@@ -154,11 +156,11 @@ int fsg_backend_file_open(struct fsg_backend **out, const char *path, bool ro,
 	if (!out)
 		return -USB_EINVAL;
 	*out = NULL;
-	if (!path || !path[0] || sync_fua)
+	if (!path || !path[0])
 		return -USB_EINVAL;
 
 	if (!ro) {
-		fd = open(path, O_RDWR | O_CLOEXEC);
+		fd = open(path, O_RDWR | O_CLOEXEC | (sync_fua ? O_DSYNC : 0));
 		if (fd < 0 && (errno == EROFS || errno == EACCES))
 			ro = true;	/* fall back, as Linux does */
 		else if (fd < 0)
