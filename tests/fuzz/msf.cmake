@@ -4,3 +4,7 @@
 if(COMPOSITE_POSIX)
   composite_fuzzer(fuzz_msf SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/fuzz_msf.c RUNS 3000)
 endif()
+
+# The module parameters (src/functions/msf/params.c): argument vectors.
+composite_fuzzer(fuzz_msf_params SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/fuzz_msf_params.c
+                 RUNS 50000)
