@@ -29,6 +29,7 @@
 #include "composite/composite.h"
 #include "composite/loopback_host.h"
 #include "composite/mass_storage.h"
+#include "fuzz_input.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -38,48 +39,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define SHORT_MS 20u
 #define MAX_XFER (160u * 1024u)	/* data phases are cut to this */
 #define NLUNS 4u
-
-#define CHECK(cond)                         \
-	do {                                \
-		if (!(cond))                \
-			__builtin_trap();   \
-	} while (0)
-
-/* ---- the input --------------------------------------------------------- */
-
-struct input {
-	const uint8_t *p;
-	size_t left;
-};
-
-/* Next byte; zeros once the input is used up. */
-static uint8_t in_u8(struct input *in)
-{
-	if (!in->left)
-		return 0;
-	in->left--;
-	return *in->p++;
-}
-
-static uint32_t in_le(struct input *in, unsigned bytes)
-{
-	uint32_t v = 0;
-
-	for (unsigned i = 0; i < bytes; i++)
-		v |= (uint32_t)in_u8(in) << (8 * i);
-	return v;
-}
-
-/* Fill @buf with the next @len input bytes, zero-padded. */
-static void in_fill(struct input *in, uint8_t *buf, size_t len)
-{
-	size_t n = len < in->left ? len : in->left;
-
-	memcpy(buf, in->p, n);
-	memset(buf + n, 0, len - n);
-	in->p += n;
-	in->left -= n;
-}
 
 /* ---- a medium that fails part of the time ------------------------------ */
 

@@ -13,14 +13,9 @@
 #include <string.h>
 
 #include "composite/mass_storage.h"
+#include "fuzz_input.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(cond)                         \
-	do {                                \
-		if (!(cond))                \
-			__builtin_trap();   \
-	} while (0)
 
 #define MAX_ARGS 40
 

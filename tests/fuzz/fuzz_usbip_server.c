@@ -35,14 +35,9 @@
 #include "udc/usbip/usbip_codec.h"
 #include "usbip_client.h"
 #include "usbip_test_gadget.h"
+#include "fuzz_input.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(cond)                         \
-	do {                                \
-		if (!(cond))                \
-			__builtin_trap();   \
-	} while (0)
 
 #define HANG_MS 5000
 #define MAX_URB (64u * 1024u)	/* the server's max_urb_bytes */
@@ -76,40 +71,6 @@ static void server_once(void)
 	port = usbip_server_port(srv);
 	CHECK(tg_probe(&gadget, "1-1", 0x0104) == 0);
 	CHECK(usbip_server_start(srv) == 0);
-}
-
-/* ---- the input ------------------------------------------------------------ */
-
-struct input {
-	const uint8_t *p;
-	size_t left;
-};
-
-static uint8_t in_u8(struct input *in)
-{
-	if (!in->left)
-		return 0;
-	in->left--;
-	return *in->p++;
-}
-
-static uint32_t in_le(struct input *in, unsigned bytes)
-{
-	uint32_t v = 0;
-
-	for (unsigned i = 0; i < bytes; i++)
-		v |= (uint32_t)in_u8(in) << (8 * i);
-	return v;
-}
-
-static void in_fill(struct input *in, uint8_t *buf, size_t len)
-{
-	size_t n = len < in->left ? len : in->left;
-
-	memcpy(buf, in->p, n);
-	memset(buf + n, 0, len - n);
-	in->p += n;
-	in->left -= n;
 }
 
 /* ---- what was sent, for the reader ---------------------------------------- */
