@@ -22,6 +22,10 @@
 
 #include "msf_internal.h"
 
+#ifndef O_DSYNC
+#define O_DSYNC O_SYNC	/* systems without the data-only variant */
+#endif
+
 struct file_backend {
 	struct fsg_backend be;
 	int fd;
