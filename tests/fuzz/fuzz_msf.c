@@ -29,6 +29,7 @@
 #include "composite/composite.h"
 #include "composite/loopback_host.h"
 #include "composite/mass_storage.h"
+#include "functions/msf/msf_internal.h"	/* msf__get_be16/32 */
 #include "fuzz_input.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -39,6 +40,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define SHORT_MS 20u
 #define MAX_XFER (160u * 1024u)	/* data phases are cut to this */
 #define NLUNS 4u
+#define CBW_SIGNATURE 0x43425355u	/* "USBC" */
+#define CSW_SIGNATURE 0x53425355u	/* "USBS" */
 
 /* ---- a medium that fails part of the time ------------------------------ */
 
@@ -247,11 +250,13 @@ static int class_req(struct dut *d, bool in, uint8_t req, uint16_t value, uint16
 	return usb_loopback_host_control(d->h, &s, data, tmo);
 }
 
-static int endpoint_feature(struct dut *d, bool set, uint8_t ep)
+/* SET_FEATURE(ENDPOINT_HALT): the host halts an endpoint itself (clearing
+ * is usb_loopback_host_clear_halt()). */
+static int set_halt(struct dut *d, uint8_t ep)
 {
 	struct usb_ctrlrequest s = {
 		.bRequestType = USB_DIR_OUT | USB_TYPE_STANDARD | USB_RECIP_ENDPOINT,
-		.bRequest = set ? USB_REQ_SET_FEATURE : USB_REQ_CLEAR_FEATURE,
+		.bRequest = USB_REQ_SET_FEATURE,
 		.wValue = cpu_to_le16(USB_ENDPOINT_HALT),
 		.wIndex = cpu_to_le16(ep),
 	};
@@ -314,15 +319,6 @@ static uint8_t group_len(uint8_t op)
 	return len[op >> 5];
 }
 
-static uint32_t be_bytes(const uint8_t *p, unsigned n)
-{
-	uint32_t v = 0;
-
-	for (unsigned i = 0; i < n; i++)
-		v = v << 8 | p[i];
-	return v;
-}
-
 /*
  * What a host would put in dCBWDataTransferLength for @cdb: the block
  * count times the LUN's block size for READ/WRITE/VERIFY, else the
@@ -336,20 +332,20 @@ static uint32_t natural_length(const uint8_t *cdb, uint8_t lun)
 	case 0x08: case 0x0a:
 		return (cdb[4] ? cdb[4] : 256u) * bs;
 	case 0x28: case 0x2a: case 0x2f:
-		return be_bytes(cdb + 7, 2) * bs;
+		return msf__get_be16(cdb + 7) * bs;
 	case 0xa8: case 0xaa:
-		return be_bytes(cdb + 6, 4) * bs;
+		return msf__get_be32(cdb + 6) * bs;
 	case 0x88: case 0x8a:
-		return be_bytes(cdb + 10, 4) * bs;
+		return msf__get_be32(cdb + 10) * bs;
 	case 0x03: case 0x12: case 0x15: case 0x1a:
 		return cdb[4];
 	case 0x23: case 0x43: case 0x44: case 0x55: case 0x5a: case 0x46: case 0x4a:
 	case 0x51:
-		return be_bytes(cdb + 7, 2);
+		return msf__get_be16(cdb + 7);
 	case 0x25:
 		return 8;
 	case 0x9e: case 0xa0:
-		return be_bytes(cdb + 6, 4);
+		return msf__get_be32(cdb + 6);
 	default:
 		return 0;
 	}
@@ -372,11 +368,24 @@ static int read_csw(struct dut *d, uint32_t len)
 	if (rc < 0)
 		return -1;
 	CHECK(rc == 13);
-	CHECK(usb_get_le32(csw) == 0x53425355u);
+	CHECK(usb_get_le32(csw) == CSW_SIGNATURE);
 	CHECK(usb_get_le32(csw + 4) == d->tag);
 	CHECK(csw[12] <= 2);
 	CHECK(csw[12] == 2 || usb_get_le32(csw + 8) <= len);
 	return csw[12];
+}
+
+/* A valid CBW for @cdb (16 bytes) into @cbw (31 bytes), with the next tag. */
+static void fill_cbw(struct dut *d, uint8_t *cbw, uint32_t len, bool in, uint8_t lun,
+		     uint8_t cblen, const uint8_t *cdb)
+{
+	usb_put_le32(cbw, CBW_SIGNATURE);
+	usb_put_le32(cbw + 4, ++d->tag);
+	usb_put_le32(cbw + 8, len);
+	cbw[12] = in ? 0x80 : 0x00;
+	cbw[13] = lun;
+	cbw[14] = cblen;
+	memcpy(cbw + 15, cdb, 16);
 }
 
 /*
@@ -410,18 +419,16 @@ static void bot_command(struct dut *d, struct input *in)
 	dir_in = data_in(cdb[0]) != ((flags & 0x08) != 0);
 
 	memset(cbw, 0, sizeof(cbw));
-	usb_put_le32(cbw, (flags & 0x10) && (more & 0x04) ? 0x43425356u : 0x43425355u);
-	usb_put_le32(cbw + 4, ++d->tag);
-	usb_put_le32(cbw + 8, len);
-	cbw[12] = dir_in ? 0x80 : 0x00;
+	fill_cbw(d, cbw, len, dir_in, lun, group_len(cdb[0]), cdb);
+	if ((flags & 0x10) && (more & 0x04))
+		usb_put_le32(cbw, CBW_SIGNATURE + 1);
 	if (more & 0x08)
 		cbw[12] |= in_u8(in) & 0x7f;	/* reserved bits */
-	cbw[13] = lun;
-	cbw[14] = (flags & 0x20) ? (in_u8(in) & 0x1f) : group_len(cdb[0]);
-	memcpy(cbw + 15, cdb, 16);
+	if (flags & 0x20)
+		cbw[14] = in_u8(in) & 0x1f;
 	if ((flags & 0x10) && (more & 0x10))
 		cbw_len = (more & 0x20) ? 33 : 30;
-	if (cbw_len != 31 || usb_get_le32(cbw) != 0x43425355u)
+	if (cbw_len != 31 || usb_get_le32(cbw) != CBW_SIGNATURE)
 		valid = false;
 	/*
 	 * BOT 6.4 leaves the answer to a valid but not meaningful CBW open:
@@ -442,10 +449,8 @@ static void bot_command(struct dut *d, struct input *in)
 		/* Cut the data phase off, then recover one way or another. */
 		size_t part = (size_t)in_le(in, 2) % (len + 1);
 
-		if (dir_in)
-			(void)usb_loopback_host_transfer(d->h, d->ep_in, buf, part, 0, SHORT_MS);
-		else
-			(void)usb_loopback_host_transfer(d->h, d->ep_out, buf, part, 0, SHORT_MS);
+		(void)usb_loopback_host_transfer(d->h, dir_in ? d->ep_in : d->ep_out, buf, part, 0,
+						 SHORT_MS);
 		d->in_sync = false;
 		switch (in_u8(in) % 3) {
 		case 0:
@@ -460,12 +465,10 @@ static void bot_command(struct dut *d, struct input *in)
 		}
 		return;
 	}
-	if (len && dir_in) {
-		rc = bulk(d, d->ep_in, buf, len, tmo);
-	} else if (len) {
+	if (len && !dir_in)
 		in_fill(in, buf, len < 512 ? len : 512);
-		rc = bulk(d, d->ep_out, buf, len, tmo);
-	}
+	if (len)
+		(void)bulk(d, dir_in ? d->ep_in : d->ep_out, buf, len, tmo);
 	if (!valid || !meaningful) {
 		/* BOT 6.6.1: an invalid CBW wedges the device until Reset Recovery. */
 		reset_recovery(d);
@@ -483,12 +486,10 @@ static void raw_bulk(struct dut *d, struct input *in)
 	uint8_t how = in_u8(in);
 	size_t len = in_le(in, 2) % sizeof(buf);
 
-	if (how & 1) {
+	if (how & 1)
 		in_fill(in, buf, len);
-		(void)usb_loopback_host_transfer(d->h, d->ep_out, buf, len, 0, SHORT_MS);
-	} else {
-		(void)usb_loopback_host_transfer(d->h, d->ep_in, buf, len, 0, SHORT_MS);
-	}
+	(void)usb_loopback_host_transfer(d->h, (how & 1) ? d->ep_out : d->ep_in, buf, len, 0,
+					 SHORT_MS);
 	d->in_sync = false;
 }
 
@@ -525,13 +526,12 @@ static void control(struct dut *d, struct input *in)
 		d->in_sync = false;
 		break;
 	case 5:	/* the host halts a bulk endpoint itself */
-		CHECK(endpoint_feature(d, true, (arg & 1) ? d->ep_in : d->ep_out) !=
-		      -USB_ETIMEDOUT);
+		CHECK(set_halt(d, (arg & 1) ? d->ep_in : d->ep_out) != -USB_ETIMEDOUT);
 		d->in_sync = false;
 		break;
 	case 6:
-		CHECK(endpoint_feature(d, false, (arg & 1) ? d->ep_in : d->ep_out) !=
-		      -USB_ETIMEDOUT);
+		CHECK(usb_loopback_host_clear_halt(d->h, (arg & 1) ? d->ep_in : d->ep_out,
+						   HANG_MS) != -USB_ETIMEDOUT);
 		d->in_sync = false;
 		break;
 	default:
@@ -619,7 +619,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct input in = { data, size };
 	struct dut *d = dut_up(&in);
-	const uint8_t tur[16] = { 0 };
+	const uint8_t tur[16] = { 0 };	/* TEST UNIT READY */
 	uint8_t cbw[31];
 	int rc;
 
@@ -628,11 +628,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	/* Whatever happened, Reset Recovery brings back a working device. */
 	reset_recovery(d);
-	memset(cbw, 0, sizeof(cbw));
-	usb_put_le32(cbw, 0x43425355u);
-	usb_put_le32(cbw + 4, ++d->tag);
-	cbw[14] = 6;
-	memcpy(cbw + 15, tur, sizeof(tur));
+	fill_cbw(d, cbw, 0, false, 0, 6, tur);
 	CHECK(bulk(d, d->ep_out, cbw, sizeof(cbw), HANG_MS) == (int)sizeof(cbw));
 	rc = read_csw(d, 0);
 	CHECK(rc == 0 || rc == 1);

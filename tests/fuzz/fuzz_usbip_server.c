@@ -109,24 +109,37 @@ static void set_lenient(struct conn *c)
 	pthread_mutex_unlock(&c->lock);
 }
 
-/* Read exactly @len bytes. 1: done; 0: the server closed; trap on a hang. */
-static int read_exact(int fd, void *buf, size_t len)
+/* Up to @cap bytes: how many, or 0 once the server has closed; traps when
+ * the server goes silent for HANG_MS. */
+static size_t read_some(int fd, uint8_t *buf, size_t cap)
 {
-	uint8_t *p = buf;
-
-	while (len) {
+	for (;;) {
 		struct pollfd pfd = { fd, POLLIN, 0 };
 		ssize_t n;
 
-		CHECK(poll(&pfd, 1, HANG_MS) == 1);	/* the server went silent */
-		n = recv(fd, p, len, 0);
+		CHECK(poll(&pfd, 1, HANG_MS) == 1);
+		n = recv(fd, buf, cap, 0);
 		if (n == 0 || (n < 0 && errno == ECONNRESET))
 			return 0;
 		if (n < 0 && errno == EINTR)
 			continue;
 		CHECK(n > 0);
+		return (size_t)n;
+	}
+}
+
+/* Exactly @len bytes. 1: done; 0: the server closed first. */
+static int read_exact(int fd, void *buf, size_t len)
+{
+	uint8_t *p = buf;
+
+	while (len) {
+		size_t n = read_some(fd, p, len);
+
+		if (!n)
+			return 0;
 		p += n;
-		len -= (size_t)n;
+		len -= n;
 	}
 	return 1;
 }
@@ -142,7 +155,7 @@ static void *reader(void *arg)
 		bool lenient;
 		struct sent s = { 0 };
 
-		if (!read_exact(c->fd, b, 1) || !read_exact(c->fd, b + 1, sizeof(b) - 1))
+		if (!read_exact(c->fd, b, sizeof(b)))
 			break;
 		pthread_mutex_lock(&c->lock);
 		lenient = c->lenient;
@@ -159,7 +172,7 @@ static void *reader(void *arg)
 		pthread_mutex_unlock(&c->lock);
 		if (lenient) {
 			/* Drain whatever comes until the server closes. */
-			while (read_exact(c->fd, data, 1))
+			while (read_some(c->fd, data, sizeof(data)))
 				;
 			break;
 		}
