@@ -243,30 +243,56 @@ static size_t concat(uint8_t *dst, uint8_t *const *bufs, const size_t *actuals, 
 	return off;
 }
 
-static void check_case(const struct xcase *c, unsigned mp, bool reqs_first)
+/*
+ * How a case is driven: requests queued first, transfers submitted first
+ * (the engine runs on each call), or everything queued without running
+ * and then moved by udcx__ep_run_some() one packet's budget at a time.
+ */
+enum drive { REQS_FIRST, URBS_FIRST, CHUNKED };
+
+static const char *const drive_name[] = { "requests first", "transfers first", "chunked" };
+
+/* Run @ep in budgets of @budget bytes until nothing is left to move. */
+static void run_in_chunks(struct udcx_ep *ep, struct udcx_done *done, size_t budget)
+{
+	for (unsigned runs = 0; udcx__ep_run_some(ep, done, budget); runs++)
+		if (runs > 100000)
+			fail_msg("udcx__ep_run_some() never finishes (budget %zu)", budget);
+}
+
+static void check_case(const struct xcase *c, unsigned mp, enum drive drive)
 {
 	struct world w;
 	unsigned i;
-	char what[160];
+	char what[200];
+	bool reqs_first = drive != URBS_FIRST;
 
 	world_setup(&w, c, mp);
-	if (reqs_first) {
+	if (drive == CHUNKED) {
 		for (i = 0; i < c->nr; i++)
-			assert_int_equal(udcx__ep_queue(&w.ep, &w.req[i], &w.done), 0);
-	}
-	for (i = 0; i < c->nu; i++)
-		assert_int_equal(udcx__urb_submit(&w.ep, &w.urb[i], &w.done), 0);
-	if (!reqs_first) {
-		for (i = 0; i < c->nr; i++)
-			assert_int_equal(udcx__ep_queue(&w.ep, &w.req[i], &w.done), 0);
+			assert_int_equal(udcx__ep_queue_only(&w.ep, &w.req[i]), 0);
+		for (i = 0; i < c->nu; i++)
+			assert_int_equal(udcx__urb_submit_only(&w.ep, &w.urb[i], &w.done), 0);
+		/* Below one packet: it must still move a packet a run. */
+		run_in_chunks(&w.ep, &w.done, mp / 2);
+	} else {
+		if (reqs_first) {
+			for (i = 0; i < c->nr; i++)
+				assert_int_equal(udcx__ep_queue(&w.ep, &w.req[i], &w.done), 0);
+		}
+		for (i = 0; i < c->nu; i++)
+			assert_int_equal(udcx__urb_submit(&w.ep, &w.urb[i], &w.done), 0);
+		if (!reqs_first) {
+			for (i = 0; i < c->nr; i++)
+				assert_int_equal(udcx__ep_queue(&w.ep, &w.req[i], &w.done), 0);
+		}
 	}
 
 	for (i = 0; i < c->nr; i++) {
 		struct udcx_req *r = &w.req[i];
 
-		snprintf(what, sizeof(what), "mp %u %s (%s first): request %u actual %u status %d",
-			 mp, c->name, reqs_first ? "requests" : "transfers", i, r->req.actual,
-			 r->req.status);
+		snprintf(what, sizeof(what), "mp %u %s (%s): request %u actual %u status %d",
+			 mp, c->name, drive_name[drive], i, r->req.actual, r->req.status);
 		if (c->rw[i].status == WAIT) {
 			if (r->req.status != -USB_EINPROGRESS || !on_list(&w.ep.reqs, &r->node))
 				fail_msg("%s: expected still queued", what);
@@ -279,8 +305,8 @@ static void check_case(const struct xcase *c, unsigned mp, bool reqs_first)
 	for (i = 0; i < c->nu; i++) {
 		struct udcx_urb *u = &w.urb[i];
 
-		snprintf(what, sizeof(what), "mp %u %s (%s first): transfer %u actual %zu status %d",
-			 mp, c->name, reqs_first ? "requests" : "transfers", i, u->actual, u->status);
+		snprintf(what, sizeof(what), "mp %u %s (%s): transfer %u actual %zu status %d",
+			 mp, c->name, drive_name[drive], i, u->actual, u->status);
 		if (c->uw[i].status == WAIT) {
 			if (u->status != -USB_EINPROGRESS || !u->pending || !on_list(&w.ep.urbs, &u->node))
 				fail_msg("%s: expected pending", what);
@@ -339,8 +365,9 @@ static void check_case(const struct xcase *c, unsigned mp, bool reqs_first)
 static void run_table(const struct xcase *t, size_t n, unsigned mp)
 {
 	for (size_t i = 0; i < n; i++) {
-		check_case(&t[i], mp, true);
-		check_case(&t[i], mp, false);
+		check_case(&t[i], mp, REQS_FIRST);
+		check_case(&t[i], mp, URBS_FIRST);
+		check_case(&t[i], mp, CHUNKED);
 	}
 }
 

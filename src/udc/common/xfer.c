@@ -10,6 +10,7 @@
  */
 #include "udc/common/xfer.h"
 
+#include <stdint.h>
 #include <string.h>
 
 static size_t min_size(size_t a, size_t b)
@@ -97,6 +98,21 @@ static struct udcx_urb *head_urb(struct udcx_ep *ep)
 
 /* ---- packet movement ---------------------------------------------------- */
 
+/*
+ * Cut a run of @run bytes (whole packets of @mp) to the run's budget;
+ * 0 when it is spent (the run then stops, marked cut).
+ */
+static size_t budget_run(struct udcx_ep *ep, size_t run, size_t mp)
+{
+	if (run > ep->budget_left) {
+		run = ep->budget_left / mp * mp;
+		if (run == 0)
+			ep->run_cut = true;
+	}
+	ep->budget_left -= run;
+	return run;
+}
+
 /* IN: does @r end with a zero-length packet after its data? */
 static bool in_needs_zlp(const struct udcx_req *r, size_t mp)
 {
@@ -120,6 +136,8 @@ static bool in_fill(struct udcx_ep *ep, struct udcx_urb *u, int *status,
 		size_t run = min_size(rem, room) / mp * mp;
 		size_t pkt, n;
 
+		if (run > 0 && (run = budget_run(ep, run, mp)) == 0)
+			return false;
 		if (run > 0) {
 			/* A run of full packets in one copy: none ends anything
 			 * but the request (when it needs no ZLP) or the transfer. */
@@ -193,6 +211,8 @@ static bool out_drain(struct udcx_ep *ep, struct udcx_urb *u, int *status,
 		size_t run = min_size(u->limit - u->actual, room) / mp * mp;
 		size_t pkt, n;
 
+		if (run > 0 && (run = budget_run(ep, run, mp)) == 0)
+			return false;
 		if (run > 0) {
 			/* A run of full packets that all fit: one copy. */
 			memcpy((uint8_t *)r->req.buf + r->req.actual,
@@ -332,6 +352,7 @@ void udcx__ep_init(struct udcx_ep *ep, struct usb_ep *usb_ep, bool control,
 	ep->control = control;
 	ep->enabled = control;
 	ep->maxpacket = maxpacket ? maxpacket : 64;
+	ep->budget_left = SIZE_MAX;
 }
 
 void udcx__ep_set_maxpacket(struct udcx_ep *ep, unsigned maxpacket)
@@ -390,7 +411,18 @@ int udcx__ep_queue(struct udcx_ep *ep, struct udcx_req *r, struct udcx_done *don
 
 void udcx__ep_run(struct udcx_ep *ep, struct udcx_done *done)
 {
+	ep->budget_left = SIZE_MAX;
 	ep_run(ep, done);
+}
+
+bool udcx__ep_run_some(struct udcx_ep *ep, struct udcx_done *done, size_t budget)
+{
+	/* A packet at least, or a caller looping on the result never ends. */
+	ep->budget_left = budget < ep->maxpacket ? ep->maxpacket : budget;
+	ep->run_cut = false;
+	ep_run(ep, done);
+	ep->budget_left = SIZE_MAX;
+	return ep->run_cut;
 }
 
 int udcx__ep_dequeue(struct udcx_ep *ep, struct udcx_req *r, struct udcx_done *done)
@@ -510,7 +542,7 @@ static int urb_start(struct udcx_ep *ep, struct udcx_urb *u)
 	return 0;
 }
 
-int udcx__urb_submit(struct udcx_ep *ep, struct udcx_urb *u, struct udcx_done *done)
+int udcx__urb_submit_only(struct udcx_ep *ep, struct udcx_urb *u, struct udcx_done *done)
 {
 	int rc;
 
@@ -519,12 +551,18 @@ int udcx__urb_submit(struct udcx_ep *ep, struct udcx_urb *u, struct udcx_done *d
 	rc = urb_start(ep, u);
 	if (rc)
 		return rc;
-	if (ep->halted) {
+	if (ep->halted)
 		urb_finish(ep, u, -USB_EPIPE, done);
-		return 0;
-	}
-	ep_run(ep, done);
 	return 0;
+}
+
+int udcx__urb_submit(struct udcx_ep *ep, struct udcx_urb *u, struct udcx_done *done)
+{
+	int rc = udcx__urb_submit_only(ep, u, done);
+
+	if (rc == 0 && u->pending)
+		udcx__ep_run(ep, done);
+	return rc;
 }
 
 int udcx__urb_unlink(struct udcx_ep *ep, struct udcx_urb *u)

@@ -137,6 +137,10 @@ struct udcx_ep {
 	bool enabled;
 	bool halted;
 	bool control;
+	/* Bytes the current run may still copy (udcx__ep_run_some()), and
+	 * whether it stopped there with data left to move. */
+	size_t budget_left;
+	bool run_cut;
 	/* control only: the transfer whose SETUP was delivered, or NULL */
 	struct udcx_urb *ctrl_cur;
 	bool ctrl_in;
@@ -227,6 +231,15 @@ int udcx__ep_queue_only(struct udcx_ep *ep, struct udcx_req *r);
 void udcx__ep_run(struct udcx_ep *ep, struct udcx_done *done);
 
 /*
+ * As udcx__ep_run(), but stop once about @budget bytes (whole packets,
+ * at least one) were copied, so that a backend holding a lock across the
+ * run can let others at it between chunks. Isochronous and control
+ * transfers are not cut. Return: true if it stopped with data left to
+ * move (call again), false if it moved all it could.
+ */
+bool udcx__ep_run_some(struct udcx_ep *ep, struct udcx_done *done, size_t budget);
+
+/*
  * Remove @r from @ep's queue and finish it with USB_ECONNRESET (actual
  * keeps what was transferred) into @done.
  * Return: 0, or USB_EINVAL if @r is not queued on @ep.
@@ -287,6 +300,9 @@ void udcx__urb_set_iso(struct udcx_urb *u, struct udcx_iso_packet *packets, size
  * isochronous packet outside the buffer, or @u already pending.
  */
 int udcx__urb_submit(struct udcx_ep *ep, struct udcx_urb *u, struct udcx_done *done);
+
+/* As udcx__urb_submit() without moving data yet: a later run moves it. */
+int udcx__urb_submit_only(struct udcx_ep *ep, struct udcx_urb *u, struct udcx_done *done);
 
 /*
  * Unlink @u from @ep. Return: 0 if it was pending: it is removed, with

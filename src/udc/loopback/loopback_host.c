@@ -524,11 +524,15 @@ static int do_submit(struct usb_loopback_host *h, uint8_t ep, void *buf, size_t 
 	udcx__done_init(&done);
 	udcx__urb_init(&x->u, buf, len,
 		       flags & (UDCX_URB_SHORT_NOT_OK | UDCX_URB_ZERO_PACKET));
-	rc = udcx__urb_submit(&lep->x, &x->u, &done);
+	rc = udcx__urb_submit_only(&lep->x, &x->u, &done);
 	if (rc) {
 		free(x);
 		return rc;
 	}
+	/* The first chunk now; the rest in lb__run_completions(), which
+	 * lets the device side at the lock between chunks. */
+	if (x->u.pending && udcx__ep_run_some(&lep->x, &done, LB_RUN_BUDGET))
+		lb__defer(h, lep);
 	lb__settle(h, &done);
 	*out = x;
 	return 0;

@@ -51,6 +51,9 @@ struct usb_loopback_host {
 	/* Bumped (lock held) with every broadcast of cond: a waiter polls it
 	 * with the lock dropped before sleeping (loopback_host.c). */
 	atomic_uint changes;
+	/* Threads waiting for the lock: a host thread moving data in
+	 * chunks lets them in between two chunks. */
+	atomic_uint lock_waiters;
 	long spin_ns;		/* polling budget (host thread only) */
 	bool multi_cpu;		/* polling a lock only helps with another CPU */
 	struct lb_ep ep0;
@@ -70,6 +73,16 @@ struct usb_loopback_host {
 };
 
 /* ---- loopback_udc.c ---------------------------------------------------- */
+
+/*
+ * Bytes the host thread copies under the lock in one go: a 64 KiB buffer
+ * takes 3-5 us to copy, during which the device side, queueing its next
+ * buffer, would wait on the lock (bench_msf).
+ */
+#define LB_RUN_BUDGET (16u * 1024u)
+
+/* Leave the rest of @lep's data to the host thread. Lock held. */
+void lb__defer(struct usb_loopback_host *h, struct lb_ep *lep);
 
 /*
  * Take h->lock (every taker of it goes through here), polling it briefly

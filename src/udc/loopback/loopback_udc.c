@@ -10,6 +10,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,10 +37,17 @@ static struct lb_ep *lep_of(struct usb_ep *ep)
 
 void lb__lock(struct usb_loopback_host *h)
 {
-	for (unsigned i = 0; h->multi_cpu && i < LB_LOCK_TRIES; i++)
-		if (pthread_mutex_trylock(&h->lock) == 0)
+	if (pthread_mutex_trylock(&h->lock) == 0)
+		return;
+	atomic_fetch_add_explicit(&h->lock_waiters, 1u, memory_order_relaxed);
+	for (unsigned i = 0; h->multi_cpu && i < LB_LOCK_TRIES; i++) {
+		if (pthread_mutex_trylock(&h->lock) == 0) {
+			atomic_fetch_sub_explicit(&h->lock_waiters, 1u, memory_order_relaxed);
 			return;
+		}
+	}
 	pthread_mutex_lock(&h->lock);
+	atomic_fetch_sub_explicit(&h->lock_waiters, 1u, memory_order_relaxed);
 }
 
 void lb__kick(struct usb_loopback_host *h)
@@ -74,7 +82,16 @@ void lb__leave(struct usb_loopback_host *h)
 	lb__kick(h);
 }
 
-/* Move the data of requests lb_queue() left to the host thread. Lock held. */
+void lb__defer(struct usb_loopback_host *h, struct lb_ep *lep)
+{
+	lep->run_deferred = true;
+	h->deferred = true;
+}
+
+/*
+ * Move a chunk of the data left to the host thread (by lb_queue() or a
+ * cut run) on every endpoint. Lock held.
+ */
 static void run_deferred(struct usb_loopback_host *h)
 {
 	struct udcx_done done;
@@ -86,7 +103,8 @@ static void run_deferred(struct usb_loopback_host *h)
 	for (size_t i = 0; i < h->neps; i++) {
 		if (h->eps[i].run_deferred) {
 			h->eps[i].run_deferred = false;
-			udcx__ep_run(&h->eps[i].x, &done);
+			if (udcx__ep_run_some(&h->eps[i].x, &done, LB_RUN_BUDGET))
+				lb__defer(h, &h->eps[i]);
 		}
 	}
 	lb__settle(h, &done);
@@ -101,8 +119,25 @@ int lb__run_completions(struct usb_loopback_host *h)
 		int batch = 0;
 
 		run_deferred(h);	/* completions may queue more: loop */
-		if (list_empty(&h->pending.reqs))
-			break;
+		if (list_empty(&h->pending.reqs)) {
+			if (!h->deferred)
+				break;
+			/*
+			 * A chunk moved: let a waiter at the lock, which an
+			 * unlock and lock in a row would not (the mutex is not
+			 * fair): wait until it has it, or give it our CPU.
+			 */
+			pthread_mutex_unlock(&h->lock);
+			if (atomic_load_explicit(&h->lock_waiters, memory_order_relaxed)) {
+				if (!h->multi_cpu)
+					sched_yield();
+				for (unsigned i = 0; h->multi_cpu && i < LB_LOCK_TRIES &&
+				     atomic_load_explicit(&h->lock_waiters, memory_order_relaxed); i++)
+					;
+			}
+			lb__lock(h);
+			continue;
+		}
 
 		INIT_LIST_HEAD(&mine);
 		while (!list_empty(&h->pending.reqs))
@@ -217,8 +252,7 @@ static int lb_queue(struct usb_ep *ep, struct usb_request *req)
 		 */
 		rc = udcx__ep_queue_only(&lep->x, udcx__req_of(req));
 		if (rc == 0) {
-			lep->run_deferred = true;
-			h->deferred = true;
+			lb__defer(h, lep);
 			lb__kick(h);
 		}
 	} else {
