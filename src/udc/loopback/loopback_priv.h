@@ -87,7 +87,8 @@ void lb__defer(struct usb_loopback_host *h, struct lb_ep *lep);
 /*
  * Take h->lock (every taker of it goes through here), polling it briefly
  * before sleeping on it when another CPU can let go of it: its holders let
- * go within microseconds (the longest hold is a copy of queued buffers),
+ * go within microseconds (the longest holds are the device side's copy of
+ * an IN buffer into a waiting transfer and the host's 16 KiB chunks),
  * and sleeping on it costs two context switches.
  */
 void lb__lock(struct usb_loopback_host *h);
