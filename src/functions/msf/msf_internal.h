@@ -100,6 +100,9 @@ struct msf__buffhd {
 	struct usb_request *outreq;
 	bool inreq_busy;
 	bool outreq_busy;
+	/* OUT on a window whose data the worker already wrote: its
+	 * completion empties the buffer instead of filling it (scsi_rw.c). */
+	bool out_written;
 	uint32_t bulk_out_intended_length;
 };
 
@@ -177,6 +180,10 @@ struct fsg_common {
 	struct msf__buffhd *next_buffhd_to_fill;
 	struct msf__buffhd *next_buffhd_to_drain;
 	struct msf__buffhd *cbw_bh;	/* next CBW's request queued ahead, or NULL */
+	/* A zero-copy window held (usb_ep_get_window()): its endpoint and
+	 * the buffer whose request points into it (worker only). */
+	struct usb_ep *window_ep;
+	struct msf__buffhd *window_bh;
 
 	/* The command in progress (worker only). */
 	uint8_t cmnd[MSF_MAX_CDB];
@@ -216,6 +223,17 @@ bool msf__start_out_transfer(struct fsg_common *common, struct msf__buffhd *bh);
 void msf__set_bulk_out_req_length(struct fsg_common *common,
 				  struct msf__buffhd *bh, uint32_t length);
 bool msf__exception_pending(struct fsg_common *common);
+/*
+ * Where @bh's data of up to @wanted bytes goes (IN) or comes from (OUT):
+ * a window into the host's transfer when the backend offers one (*@amount
+ * becomes its size), else @bh->buf (*@amount unchanged). Points the
+ * request's buf at it. A window is released by queueing @bh's request
+ * or by msf__put_window().
+ */
+void *msf__get_window(struct fsg_common *common, struct msf__buffhd *bh, bool in,
+		      uint32_t *amount, uint64_t wanted);
+/* Give back a window not queued on, and point its request at its own buffer. */
+void msf__put_window(struct fsg_common *common);
 /* @bh's state, read under the lock. */
 enum msf__buf_state msf__buf_state(struct fsg_common *common, struct msf__buffhd *bh);
 /* Completion of @bh (lock held): wake the worker if it waits for it. */

@@ -99,6 +99,17 @@ static struct udcx_urb *head_urb(struct udcx_ep *ep)
 /* ---- packet movement ---------------------------------------------------- */
 
 /*
+ * Move @n bytes between a request and a host transfer. Nothing to do when
+ * both are the same memory: a function wrote or read the host's buffer in
+ * place (udcx__ep_window()).
+ */
+static void copy_bytes(void *dst, const void *src, size_t n)
+{
+	if (dst != src && n > 0)
+		memcpy(dst, src, n);
+}
+
+/*
  * Cut a run of @run bytes (whole packets of @mp) to the run's budget;
  * 0 when it is spent (the run then stops, marked cut).
  */
@@ -141,8 +152,8 @@ static bool in_fill(struct udcx_ep *ep, struct udcx_urb *u, int *status,
 		if (run > 0) {
 			/* A run of full packets in one copy: none ends anything
 			 * but the request (when it needs no ZLP) or the transfer. */
-			memcpy((uint8_t *)u->buf + u->actual,
-			       (const uint8_t *)r->req.buf + r->req.actual, run);
+			copy_bytes((uint8_t *)u->buf + u->actual,
+				   (const uint8_t *)r->req.buf + r->req.actual, run);
 			u->actual += run;
 			r->req.actual += (unsigned)run;
 			if (r->req.actual == r->req.length && !in_needs_zlp(r, mp))
@@ -156,9 +167,8 @@ static bool in_fill(struct udcx_ep *ep, struct udcx_urb *u, int *status,
 		pkt = min_size(rem, mp);
 		n = min_size(pkt, room);
 
-		if (n > 0)
-			memcpy((uint8_t *)u->buf + u->actual,
-			       (const uint8_t *)r->req.buf + r->req.actual, n);
+		copy_bytes((uint8_t *)u->buf + u->actual,
+			   (const uint8_t *)r->req.buf + r->req.actual, n);
 		u->actual += n;
 		/* The device sent the whole packet, even if the host babbled. */
 		r->req.actual += (unsigned)pkt;
@@ -215,8 +225,8 @@ static bool out_drain(struct udcx_ep *ep, struct udcx_urb *u, int *status,
 			return false;
 		if (run > 0) {
 			/* A run of full packets that all fit: one copy. */
-			memcpy((uint8_t *)r->req.buf + r->req.actual,
-			       (const uint8_t *)u->buf + u->actual, run);
+			copy_bytes((uint8_t *)r->req.buf + r->req.actual,
+				   (const uint8_t *)u->buf + u->actual, run);
 			r->req.actual += (unsigned)run;
 			u->actual += run;
 			if (r->req.actual == r->req.length)
@@ -226,9 +236,8 @@ static bool out_drain(struct udcx_ep *ep, struct udcx_urb *u, int *status,
 		pkt = min_size(u->limit - u->actual, mp);
 		n = min_size(pkt, room);
 
-		if (n > 0)
-			memcpy((uint8_t *)r->req.buf + r->req.actual,
-			       (const uint8_t *)u->buf + u->actual, n);
+		copy_bytes((uint8_t *)r->req.buf + r->req.actual,
+			   (const uint8_t *)u->buf + u->actual, n);
 		r->req.actual += (unsigned)n;
 		u->actual += pkt;
 		if (pkt == 0)
@@ -423,6 +432,30 @@ bool udcx__ep_run_some(struct udcx_ep *ep, struct udcx_done *done, size_t budget
 	ep_run(ep, done);
 	ep->budget_left = SIZE_MAX;
 	return ep->run_cut;
+}
+
+void *udcx__ep_window(struct udcx_ep *ep, size_t *length, struct udcx_urb **urb)
+{
+	struct udcx_urb *u = head_urb(ep);
+	size_t mp = ep->maxpacket, room;
+
+	if (!ep->enabled || ep->halted || ep->control || !u || u->iso || !list_empty(&ep->reqs) ||
+	    mp == 0 || u->actual % mp != 0 || (ep->is_in ? 0 : u->zlp_done))
+		return NULL;
+	room = (u->limit - u->actual) / mp * mp;
+	if (*length < room)
+		room = *length / mp * mp;
+	if (room == 0)
+		return NULL;
+	*length = room;
+	*urb = u;
+	return (uint8_t *)u->buf + u->actual;
+}
+
+bool udcx__ep_window_current(const struct udcx_ep *ep, const struct udcx_urb *u, const void *at)
+{
+	return u->pending && u->ep == ep && head_urb((struct udcx_ep *)ep) == u &&
+	       (const uint8_t *)u->buf + u->actual == (const uint8_t *)at;
 }
 
 int udcx__ep_dequeue(struct udcx_ep *ep, struct udcx_req *r, struct udcx_done *done)

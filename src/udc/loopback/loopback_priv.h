@@ -29,6 +29,11 @@ struct lb_ep {
 	uint8_t hw_address;	/* number | USB_DIR_IN, fixed by the hardware */
 	uint8_t host_address;	/* bEndpointAddress while enabled */
 	bool run_deferred;	/* requests queued for the host thread to move */
+	/* A zero-copy window the device side holds (usb_ep_get_window()):
+	 * the host transfer and where in its buffer. The host call that
+	 * owns the transfer does not return while it is held. */
+	struct udcx_urb *win_urb;
+	void *win_at;
 };
 
 struct usb_loopback_xfer {
@@ -80,6 +85,9 @@ struct usb_loopback_host {
  * buffer, would wait on the lock (bench_msf).
  */
 #define LB_RUN_BUDGET (16u * 1024u)
+
+/* Drop @lep's window, if any, and wake a host call waiting on it. Lock held. */
+void lb__window_drop(struct usb_loopback_host *h, struct lb_ep *lep);
 
 /* Leave the rest of @lep's data to the host thread. Lock held. */
 void lb__defer(struct usb_loopback_host *h, struct lb_ep *lep);
