@@ -225,6 +225,8 @@ int usb_loopback_host_set_interface(struct usb_loopback_host *h, uint8_t intf,
  * @wakeups: remote wakeup signals.
  * @test_mode: the test selector entered, 0 if none.
  * @selfpowered: from usb_gadget_set_selfpowered().
+ * @window_bytes: bytes the gadget moved in place, through windows into
+ *	the host's transfers (usb_ep_get_window()), since creation.
  */
 struct usb_loopback_host_info {
 	int connected;
@@ -234,6 +236,7 @@ struct usb_loopback_host_info {
 	unsigned wakeups;
 	unsigned test_mode;
 	int selfpowered;
+	unsigned long long window_bytes;
 };
 
 /* Fill @info. Safe from any thread. */

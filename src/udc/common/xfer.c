@@ -439,8 +439,9 @@ void *udcx__ep_window(struct udcx_ep *ep, size_t *length, struct udcx_urb **urb)
 	struct udcx_urb *u = head_urb(ep);
 	size_t mp = ep->maxpacket, room;
 
+	/* Whole packets only, none of them taken by a request already. */
 	if (!ep->enabled || ep->halted || ep->control || !u || u->iso || !list_empty(&ep->reqs) ||
-	    mp == 0 || u->actual % mp != 0 || (ep->is_in ? 0 : u->zlp_done))
+	    mp == 0 || u->actual % mp != 0)
 		return NULL;
 	room = (u->limit - u->actual) / mp * mp;
 	if (*length < room)

@@ -302,6 +302,8 @@ static int lb_queue(struct usb_ep *ep, struct usb_request *req)
 		/* On a window nothing is copied: finish it here and now. */
 		rc = udcx__ep_queue(&lep->x, udcx__req_of(req), &done);
 		lb__settle(h, &done);
+		if (rc == 0 && on_window)
+			h->info.window_bytes += req->length;
 	}
 	if (on_window)
 		lb__window_drop(h, lep);
