@@ -68,6 +68,9 @@ struct usb_loopback_ep_config {
  *	(0: 64). Low speed uses 8, SuperSpeed 512.
  * @endpoints, @num_endpoints: the endpoints (copied). None: ep1in..ep15in
  *	and ep1out..ep15out, every type, limit 1024.
+ * @no_windows: offer no zero-copy windows (usb_ep_get_window() gives
+ *	NULL), as a controller that DMAs from the request's own buffer:
+ *	functions then take their copy path.
  */
 struct usb_loopback_host_config {
 	const char *udc_name;
@@ -75,6 +78,7 @@ struct usb_loopback_host_config {
 	unsigned ep0_maxpacket;
 	const struct usb_loopback_ep_config *endpoints;
 	size_t num_endpoints;
+	bool no_windows;
 };
 
 /**

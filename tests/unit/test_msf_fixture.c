@@ -53,6 +53,8 @@ int msf_fx_set_config(struct msf_fx *fx, uint8_t value)
 	return usb_loopback_host_control(fx->h, &s, NULL, MSF_TMO);
 }
 
+bool msf_fx_no_windows;
+
 struct msf_fx *msf_fx_new(void)
 {
 	return msf_fx_new_max(USB_SPEED_HIGH);
@@ -60,7 +62,7 @@ struct msf_fx *msf_fx_new(void)
 
 struct msf_fx *msf_fx_new_max(enum usb_device_speed max)
 {
-	struct usb_loopback_host_config hc = { .max_speed = max };
+	struct usb_loopback_host_config hc = { .max_speed = max, .no_windows = msf_fx_no_windows };
 	struct msf_fx *fx;
 
 	if (current)
@@ -156,12 +158,10 @@ struct fsg_backend *msf_fx_mem(uint64_t blocks, uint32_t bs)
 	return be;
 }
 
-int msf_fx_cbw(struct msf_fx *fx, uint8_t lun, const uint8_t *cdb, uint8_t cblen,
-	       bool in, uint32_t len)
+void msf_fx_fill_cbw(struct msf_fx *fx, uint8_t cbw[31], uint8_t lun, const uint8_t *cdb,
+		     uint8_t cblen, bool in, uint32_t len)
 {
-	uint8_t cbw[31];
-
-	memset(cbw, 0, sizeof(cbw));
+	memset(cbw, 0, 31);
 	usb_put_le32(cbw, 0x43425355u);
 	usb_put_le32(cbw + 4, ++fx->tag);
 	usb_put_le32(cbw + 8, len);
@@ -169,6 +169,14 @@ int msf_fx_cbw(struct msf_fx *fx, uint8_t lun, const uint8_t *cdb, uint8_t cblen
 	cbw[13] = lun;
 	cbw[14] = cblen;
 	memcpy(cbw + 15, cdb, cblen > 16 ? 16 : cblen);
+}
+
+int msf_fx_cbw(struct msf_fx *fx, uint8_t lun, const uint8_t *cdb, uint8_t cblen,
+	       bool in, uint32_t len)
+{
+	uint8_t cbw[31];
+
+	msf_fx_fill_cbw(fx, cbw, lun, cdb, cblen, in, len);
 	return usb_loopback_host_transfer(fx->h, fx->ep_out, cbw, sizeof(cbw), 0, MSF_TMO);
 }
 

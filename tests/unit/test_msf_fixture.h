@@ -35,6 +35,10 @@ struct msf_fx {
 	int config_len;
 };
 
+/* Set before msf_fx_new*(): a loopback host that offers no zero-copy
+ * windows, so the MSF takes its copy path every time. */
+extern bool msf_fx_no_windows;
+
 /* Defaults in fx->cfg: one LUN, can_stall; nothing is bound yet. */
 struct msf_fx *msf_fx_new(void);
 /* As msf_fx_new() with a controller (and driver) of speed @max. */
@@ -52,6 +56,9 @@ int msf_fx_set_config(struct msf_fx *fx, uint8_t value);
 struct fsg_backend *msf_fx_mem(uint64_t blocks, uint32_t bs);
 uint8_t msf_fx_pat(uint64_t byte_offset);
 
+/* The 31 bytes of a CBW with the next tag (fx->tag), for sending later. */
+void msf_fx_fill_cbw(struct msf_fx *fx, uint8_t cbw[31], uint8_t lun, const uint8_t *cdb,
+		     uint8_t cblen, bool in, uint32_t len);
 /* Send a CBW. @cblen is bCBWCBLength; the CDB bytes come from @cdb. */
 int msf_fx_cbw(struct msf_fx *fx, uint8_t lun, const uint8_t *cdb, uint8_t cblen,
 	       bool in, uint32_t len);

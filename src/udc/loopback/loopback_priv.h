@@ -61,6 +61,7 @@ struct usb_loopback_host {
 	atomic_uint lock_waiters;
 	long spin_ns;		/* polling budget (host thread only) */
 	bool multi_cpu;		/* polling a lock only helps with another CPU */
+	bool no_windows;	/* config: usb_ep_get_window() always NULL */
 	struct lb_ep ep0;
 	struct lb_ep *eps;
 	size_t neps;

@@ -248,7 +248,7 @@ static void *lb_get_window(struct usb_ep *ep, unsigned *length)
 
 	lb__lock(h);
 	lb__window_drop(h, lep);
-	if (h->connected && (at = udcx__ep_window(&lep->x, &len, &u)) != NULL) {
+	if (h->connected && !h->no_windows && (at = udcx__ep_window(&lep->x, &len, &u)) != NULL) {
 		lep->win_urb = u;
 		lep->win_at = at;
 		*length = (unsigned)len;
@@ -590,6 +590,7 @@ int usb_loopback_host_create(const struct usb_loopback_host_config *config,
 	snprintf(h->name, sizeof(h->name), "%s", config->udc_name ? config->udc_name : "loopback.0");
 	h->max_speed = config->max_speed ? config->max_speed : USB_SPEED_HIGH;
 	h->ep0_mp = config->ep0_maxpacket ? config->ep0_maxpacket : 64;
+	h->no_windows = config->no_windows;
 	h->pullup = true;
 	h->info.pullup = 1;
 	udcx__done_init(&h->pending);
