@@ -140,6 +140,7 @@ void *msf__get_window(struct fsg_common *common, struct msf__buffhd *bh, bool in
 		return bh->buf;
 	common->window_ep = ep;
 	common->window_bh = bh;
+	common->window_in = in;
 	req->buf = win;
 	*amount = len;
 	return win;
@@ -152,8 +153,8 @@ void msf__put_window(struct fsg_common *common)
 	if (!bh)
 		return;
 	usb_ep_put_window(common->window_ep);
-	bh->inreq->buf = bh->buf;
-	bh->outreq->buf = bh->buf;
+	/* Only that request: the other one of @bh may be queued. */
+	(common->window_in ? bh->inreq : bh->outreq)->buf = bh->buf;
 	common->window_ep = NULL;
 	common->window_bh = NULL;
 }

@@ -184,6 +184,7 @@ struct fsg_common {
 	 * the buffer whose request points into it (worker only). */
 	struct usb_ep *window_ep;
 	struct msf__buffhd *window_bh;
+	bool window_in;
 
 	/* The command in progress (worker only). */
 	uint8_t cmnd[MSF_MAX_CDB];

@@ -6,6 +6,9 @@
  * The buffer ring makes backing-store I/O overlap the USB transfer: READ
  * fills buffer N+1 from the medium while buffer N is on the wire; WRITE
  * keeps OUT requests queued on free buffers while it writes the full ones.
+ * Where the backend offers a window into the host's transfer
+ * (usb_ep_get_window()), READ reads the medium straight into it and WRITE
+ * writes straight from it instead: one copy of the data, not two.
  * Medium errors become MEDIUM ERROR sense with the failing LBA; FUA and
  * SYNCHRONIZE CACHE flush before the CSW.
  *
@@ -41,7 +44,6 @@ int msf__do_read(struct fsg_common *common, uint64_t lba, uint64_t blocks)
 		uint32_t amount = min_u32_u64(common->xfer_buflen, amount_left);
 		int nread;
 		bool failed = false;
-
 		void *dst;
 
 		bh = common->next_buffhd_to_fill;
