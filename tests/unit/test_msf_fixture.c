@@ -292,22 +292,33 @@ int msf_fx_reset_recovery(struct msf_fx *fx)
 	return usb_loopback_host_clear_halt(fx->h, fx->ep_out, MSF_TMO);
 }
 
+void msf_fx_rw10_cdb(uint8_t cdb[10], bool write, uint32_t lba, uint16_t blocks, uint8_t flags)
+{
+	memset(cdb, 0, 10);
+	cdb[0] = write ? 0x2a : 0x28;
+	cdb[1] = flags;
+	cdb[2] = (uint8_t)(lba >> 24);
+	cdb[3] = (uint8_t)(lba >> 16);
+	cdb[4] = (uint8_t)(lba >> 8);
+	cdb[5] = (uint8_t)lba;
+	cdb[7] = (uint8_t)(blocks >> 8);
+	cdb[8] = (uint8_t)blocks;
+}
+
 int msf_fx_read10(struct msf_fx *fx, uint8_t lun, uint32_t lba, uint16_t blocks,
 		  void *buf, uint32_t len, uint8_t flags)
 {
-	uint8_t cdb[10] = { 0x28, flags, (uint8_t)(lba >> 24), (uint8_t)(lba >> 16),
-			    (uint8_t)(lba >> 8), (uint8_t)lba, 0, (uint8_t)(blocks >> 8),
-			    (uint8_t)blocks, 0 };
+	uint8_t cdb[10];
 
+	msf_fx_rw10_cdb(cdb, false, lba, blocks, flags);
 	return msf_fx_cmd(fx, lun, cdb, 10, true, buf, len, NULL, NULL);
 }
 
 int msf_fx_write10(struct msf_fx *fx, uint8_t lun, uint32_t lba, uint16_t blocks,
 		   const void *buf, uint32_t len, uint8_t flags)
 {
-	uint8_t cdb[10] = { 0x2a, flags, (uint8_t)(lba >> 24), (uint8_t)(lba >> 16),
-			    (uint8_t)(lba >> 8), (uint8_t)lba, 0, (uint8_t)(blocks >> 8),
-			    (uint8_t)blocks, 0 };
+	uint8_t cdb[10];
 
+	msf_fx_rw10_cdb(cdb, true, lba, blocks, flags);
 	return msf_fx_cmd(fx, lun, cdb, 10, false, (void *)(uintptr_t)buf, len, NULL, NULL);
 }

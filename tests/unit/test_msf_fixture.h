@@ -83,6 +83,8 @@ int msf_fx_reset_recovery(struct msf_fx *fx);
 int msf_fx_class(struct msf_fx *fx, bool in, uint8_t req, uint16_t value,
 		 uint16_t length, void *data);
 
+/* The CDB of a READ(10) or WRITE(10); @flags is byte 1 (FUA 0x08). */
+void msf_fx_rw10_cdb(uint8_t cdb[10], bool write, uint32_t lba, uint16_t blocks, uint8_t flags);
 /* READ(10)/WRITE(10) helpers: the CSW status. */
 int msf_fx_read10(struct msf_fx *fx, uint8_t lun, uint32_t lba, uint16_t blocks,
 		  void *buf, uint32_t len, uint8_t flags);

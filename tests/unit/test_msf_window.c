@@ -139,18 +139,6 @@ static unsigned long long window_bytes(struct msf_fx *fx)
 	return info.window_bytes;
 }
 
-static void rw10_cdb(uint8_t cdb[10], bool write, uint32_t lba, uint16_t blocks)
-{
-	memset(cdb, 0, 10);
-	cdb[0] = write ? 0x2a : 0x28;
-	cdb[2] = (uint8_t)(lba >> 24);
-	cdb[3] = (uint8_t)(lba >> 16);
-	cdb[4] = (uint8_t)(lba >> 8);
-	cdb[5] = (uint8_t)lba;
-	cdb[7] = (uint8_t)(blocks >> 8);
-	cdb[8] = (uint8_t)blocks;
-}
-
 /*
  * READ(10) with the host's data transfer submitted before the CBW, so the
  * worker finds it waiting: the medium is read into it in place.
@@ -161,7 +149,7 @@ static int read_in_place(struct msf_fx *fx, uint32_t lba, uint8_t *buf, int *got
 	struct usb_loopback_xfer *data = NULL;
 	uint8_t cdb[10];
 
-	rw10_cdb(cdb, false, lba, XFER / 512);
+	msf_fx_rw10_cdb(cdb, false, lba, XFER / 512, 0);
 	assert_int_equal(usb_loopback_host_submit(fx->h, fx->ep_in, buf, XFER, 0, &data), 0);
 	assert_int_equal(msf_fx_cbw(fx, 0, cdb, 10, true, XFER), 31);
 	*got = usb_loopback_host_wait(fx->h, data, MSF_TMO);
@@ -183,7 +171,7 @@ static int write_in_place(struct msf_fx *fx, uint32_t lba, uint8_t *buf, uint8_t
 	gate_set(gate, true);
 	assert_int_equal(msf_fx_cbw(fx, 0, sync, 10, false, 0), 31);
 	gate_await_worker(gate);
-	rw10_cdb(cdb, true, lba, XFER / 512);
+	msf_fx_rw10_cdb(cdb, true, lba, XFER / 512, 0);
 	msf_fx_fill_cbw(fx, cbw_bytes, 0, cdb, 10, false, XFER);
 	assert_int_equal(usb_loopback_host_submit(fx->h, fx->ep_in, csw_bytes, 13, 0, &csw), 0);
 	assert_int_equal(usb_loopback_host_submit(fx->h, fx->ep_out, cbw_bytes, 31, 0, &cbw), 0);
@@ -331,7 +319,7 @@ static void test_msf_window_disconnect_while_held(void **state)
 
 	(void)state;
 	assert_non_null(buf);
-	rw10_cdb(cdb, false, 10, XFER / 512);
+	msf_fx_rw10_cdb(cdb, false, 10, XFER / 512, 0);
 	gate_set(gate, true);
 	assert_int_equal(usb_loopback_host_submit(fx->h, fx->ep_in, buf, XFER, 0, &w.x), 0);
 	assert_int_equal(msf_fx_cbw(fx, 0, cdb, 10, true, XFER), 31);
