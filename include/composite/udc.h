@@ -114,7 +114,10 @@ struct usb_gadget_ops {
  *	window stays valid, and the host's buffer with it, until @put_window
  *	or until a request using it is queued: the backend must not hand the
  *	host's transfer back to the host before then, even if it ends.
+ *	Context: the thread that queues on @ep (never the backend's lock).
+ *	The window is memory the host owns; the function borrows it.
  * @put_window: optional, with @get_window: give the window up unused.
+ *	Context: as @get_window.
  */
 struct usb_ep_ops {
 	int (*enable)(struct usb_ep *ep, const struct usb_endpoint_descriptor *desc);

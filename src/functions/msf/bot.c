@@ -139,8 +139,7 @@ void *msf__get_window(struct fsg_common *common, struct msf__buffhd *bh, bool in
 	if (!win)
 		return bh->buf;
 	common->window_ep = ep;
-	common->window_bh = bh;
-	common->window_in = in;
+	common->window_req = req;
 	req->buf = win;
 	*amount = len;
 	return win;
@@ -148,25 +147,25 @@ void *msf__get_window(struct fsg_common *common, struct msf__buffhd *bh, bool in
 
 void msf__put_window(struct fsg_common *common)
 {
-	struct msf__buffhd *bh = common->window_bh;
+	struct usb_request *req = common->window_req;
 
-	if (!bh)
+	if (!req)
 		return;
 	usb_ep_put_window(common->window_ep);
-	/* Only that request: the other one of @bh may be queued. */
-	(common->window_in ? bh->inreq : bh->outreq)->buf = bh->buf;
+	/* Only that request: the other one of its buffer may be queued. */
+	req->buf = ((struct msf__buffhd *)req->context)->buf;
 	common->window_ep = NULL;
-	common->window_bh = NULL;
+	common->window_req = NULL;
 }
 
-/* @bh's request was queued (@queued) or refused: its window is settled. */
-static void window_queued(struct fsg_common *common, struct msf__buffhd *bh, bool queued)
+/* @req was queued (@queued) or refused: a window it used is settled. */
+static void window_queued(struct fsg_common *common, struct usb_request *req, bool queued)
 {
-	if (common->window_bh != bh)
+	if (common->window_req != req)
 		return;
 	if (queued) {
 		common->window_ep = NULL;	/* the backend released it */
-		common->window_bh = NULL;
+		common->window_req = NULL;
 	} else {
 		msf__put_window(common);
 	}
@@ -184,7 +183,7 @@ bool msf__start_in_transfer(struct fsg_common *common, struct msf__buffhd *bh)
 	bh->state = MSF_BUF_BUSY;
 	msf__os_unlock(common->os);
 	rc = usb_ep_queue(fsg->bulk_in, bh->inreq, GFP_ATOMIC);
-	window_queued(common, bh, rc == 0);
+	window_queued(common, bh->inreq, rc == 0);
 	if (rc) {
 		/* Not queued, so no completion: undo as if it had completed. */
 		msf__os_lock(common->os);
@@ -208,7 +207,7 @@ bool msf__start_out_transfer(struct fsg_common *common, struct msf__buffhd *bh)
 	bh->state = MSF_BUF_BUSY;
 	msf__os_unlock(common->os);
 	rc = usb_ep_queue(fsg->bulk_out, bh->outreq, GFP_ATOMIC);
-	window_queued(common, bh, rc == 0);
+	window_queued(common, bh->outreq, rc == 0);
 	if (rc) {
 		msf__os_lock(common->os);
 		bh->out_written = false;

@@ -181,10 +181,10 @@ struct fsg_common {
 	struct msf__buffhd *next_buffhd_to_drain;
 	struct msf__buffhd *cbw_bh;	/* next CBW's request queued ahead, or NULL */
 	/* A zero-copy window held (usb_ep_get_window()): its endpoint and
-	 * the buffer whose request points into it (worker only). */
+	 * the request pointing into it, whose context is its buffer (worker
+	 * only; NULL when none). */
 	struct usb_ep *window_ep;
-	struct msf__buffhd *window_bh;
-	bool window_in;
+	struct usb_request *window_req;
 
 	/* The command in progress (worker only). */
 	uint8_t cmnd[MSF_MAX_CDB];

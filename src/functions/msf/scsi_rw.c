@@ -164,14 +164,17 @@ int msf__do_write(struct fsg_common *common, uint64_t lba, uint64_t blocks, bool
 		/* Queue OUT requests on every free buffer while data is due. */
 		bh = common->next_buffhd_to_fill;
 		if (get_some_more && msf__buf_state(common, bh) == MSF_BUF_EMPTY) {
+			bool windowed;
+
 			amount = min_u32_u64(common->xfer_buflen, amount_left_to_req);
 			/* Nothing in flight: write straight from the host's transfer. */
-			if (bh == common->next_buffhd_to_drain &&
-			    msf__get_window(common, bh, false, &amount, amount_left_to_req) != bh->buf) {
+			windowed = bh == common->next_buffhd_to_drain &&
+				   msf__get_window(common, bh, false, &amount, amount_left_to_req) != bh->buf;
+			amount_left_to_req -= amount;
+			if (amount_left_to_req == 0)
+				get_some_more = false;
+			if (windowed) {
 				rc = write_window(common, bh, amount, &offset, &amount_left_to_write);
-				amount_left_to_req -= amount;
-				if (amount_left_to_req == 0)
-					get_some_more = false;
 				if (rc == -USB_EINTR)
 					return rc;
 				if (rc) {
@@ -180,9 +183,6 @@ int msf__do_write(struct fsg_common *common, uint64_t lba, uint64_t blocks, bool
 				}
 				continue;
 			}
-			amount_left_to_req -= amount;
-			if (amount_left_to_req == 0)
-				get_some_more = false;
 			common->usb_amount_left -= amount;
 			msf__set_bulk_out_req_length(common, bh, amount);
 			if (!msf__start_out_transfer(common, bh))

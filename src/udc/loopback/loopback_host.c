@@ -265,7 +265,7 @@ int usb_loopback_host_poll(struct usb_loopback_host *h)
 /* ---- waiting for a host transfer --------------------------------------- */
 
 /*
- * Wait (lock held) while the device side reads or writes @x's buffer
+ * Wait (lock held) while the device side reads or writes @u's buffer
  * through a window (usb_ep_get_window()): the caller may free it once the
  * host call returns. The holder is only between a file read or write and
  * its queue call.

@@ -30,8 +30,9 @@ struct lb_ep {
 	uint8_t host_address;	/* bEndpointAddress while enabled */
 	bool run_deferred;	/* requests queued for the host thread to move */
 	/* A zero-copy window the device side holds (usb_ep_get_window()):
-	 * the host transfer and where in its buffer. The host call that
-	 * owns the transfer does not return while it is held. */
+	 * the host transfer and where in its buffer; under h->lock. The
+	 * host call that owns the transfer does not return while it is
+	 * held. */
 	struct udcx_urb *win_urb;
 	void *win_at;
 };
