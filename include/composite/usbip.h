@@ -96,6 +96,9 @@ struct usbip_event {
  *	larger claim closes the connection. Default 4 MiB.
  * @max_pending_bytes: most URB buffer memory one connection may hold at
  *	once (URBs submitted and not yet answered). Default 64 MiB.
+ * @max_pending_urbs: most URBs one connection may hold at once, whatever
+ *	their length (zero-length ones count too); one more closes the
+ *	connection. Default 4096, far more than Linux's drivers keep queued.
  * @event: optional status callback (see struct usbip_event).
  * @log: optional log sink, one line without newline per call; NULL logs
  *	to stderr prefixed "usbip: ".
@@ -109,6 +112,7 @@ struct usbip_server_config {
 	enum usb_device_speed speed;
 	size_t max_urb_bytes;
 	size_t max_pending_bytes;
+	size_t max_pending_urbs;
 	void (*event)(void *ctx, const struct usbip_event *event);
 	void (*log)(void *ctx, const char *line);
 	void *ctx;

@@ -6,6 +6,12 @@
  * tests/integration (bulk loop, source and sink, interrupt, isochronous
  * in and out, vendor requests on ep0).
  *
+ * Most inputs configure the device first (SET_CONFIGURATION 1, as a host
+ * does): the data endpoints, the isochronous ones among them, exist only
+ * then. ISO packet descriptors are laid out as a driver lays them out, or
+ * overlapping, out of order or anywhere in a small range of the buffer,
+ * so that a layout check has something to refuse.
+ *
  * One server serves the whole run, as a daemon serves host after host.
  * Each input is one connection; a reader thread takes the replies apart
  * while the input is written. What must hold, besides ASan/UBSan/LSan:
@@ -234,6 +240,34 @@ struct script {
 	uint8_t pdu[USBIP_URB_HEADER_SIZE + MAX_URB + 9 * USBIP_ISO_DESC_SIZE];
 };
 
+/*
+ * Packet @i of @n in a @len-byte ISO transfer: @layout 0 as drivers lay
+ * packets out (contiguous, equal); 1 each over the whole buffer (they
+ * overlap); 2 anywhere within the buffer or just past it; 3 raw.
+ */
+static void iso_layout(struct input *in, uint8_t layout, uint32_t i, uint32_t n, uint32_t len,
+		       struct usbip_iso_desc *d)
+{
+	switch (layout % 4) {
+	case 0:
+		d->offset = i * (len / n);
+		d->length = len / n;
+		break;
+	case 1:
+		d->offset = 0;
+		d->length = len;
+		break;
+	case 2:
+		d->offset = in_le(in, 2) % (len + 2);
+		d->length = in_le(in, 2) % (len + 2);
+		break;
+	default:
+		d->offset = in_le(in, 4);
+		d->length = in_le(in, 2);
+		break;
+	}
+}
+
 static bool submit(struct script *s)
 {
 	struct input *in = s->in;
@@ -289,10 +323,8 @@ static bool submit(struct script *s)
 	}
 	for (uint32_t i = 0; i < npackets; i++) {
 		struct usbip_iso_desc d = { 0 };
-		uint32_t each = len / npackets;
 
-		d.offset = (how & 0x04) ? in_le(in, 4) : i * each;
-		d.length = (how & 0x04) ? in_le(in, 2) : each;
+		iso_layout(in, (how & 0x04) ? in_u8(in) : 0, i, npackets, len, &d);
 		CHECK(usbip__encode_iso_desc(s->pdu + off, USBIP_ISO_DESC_SIZE, &d) ==
 		      (int)USBIP_ISO_DESC_SIZE);
 		off += USBIP_ISO_DESC_SIZE;
@@ -333,7 +365,24 @@ static bool raw(struct script *s)
 	return send_all(s->c->fd, s->pdu, len);
 }
 
-static void run_script(struct conn *c, struct input *in)
+/* SET_CONFIGURATION(1), as the first thing a host does. */
+static bool configure(struct script *s)
+{
+	struct usbip_header h;
+
+	memset(&h, 0, sizeof(h));
+	h.command = USBIP_CMD_SUBMIT;
+	h.seqnum = ++s->next_seq;
+	h.devid = s->c->devid;
+	h.direction = USBIP_DIR_OUT;
+	h.u.cmd_submit.setup[1] = USB_REQ_SET_CONFIGURATION;
+	h.u.cmd_submit.setup[2] = 1;
+	remember(s->c, h.seqnum, false, false, 0, 0);
+	CHECK(usbip__encode_header(s->pdu, USBIP_URB_HEADER_SIZE, &h) == (int)USBIP_URB_HEADER_SIZE);
+	return send_all(s->c->fd, s->pdu, USBIP_URB_HEADER_SIZE);
+}
+
+static void run_script(struct conn *c, struct input *in, bool configured)
 {
 	static struct script s;
 
@@ -347,6 +396,8 @@ static void run_script(struct conn *c, struct input *in)
 	s.eps[5] = tg_addr(gadget.intr);
 	s.eps[6] = tg_addr(gadget.isrc);
 	s.eps[7] = tg_addr(gadget.isink);
+	if (configured && !configure(&s))
+		return;
 	for (unsigned n = 0; in->left && n < MAX_PDUS; n++) {
 		uint8_t op = in_u8(in);
 		bool ok;
@@ -418,7 +469,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (mode % 4 == 0)
 		(void)send_all(c.fd, in.p, in.left);
 	else
-		run_script(&c, &in);
+		run_script(&c, &in, !(mode & 0x80));
 	shutdown(c.fd, SHUT_WR);
 	pthread_join(t, NULL);	/* the reader traps if the server never closes */
 	close(c.fd);

@@ -31,6 +31,8 @@
 /* ---- fixture: one server for the whole run ------------------------------ */
 
 #define MAX_EVENTS 256
+/* The server's max_pending_urbs (within the client's UC_MAX_OUTSTANDING). */
+#define TEST_MAX_PENDING_URBS 128
 
 static struct usbip_server *srv;
 static unsigned port;
@@ -101,6 +103,7 @@ static int group_setup(void **state)
 	cfg.port = 0;
 	cfg.num_devices = 3;
 	cfg.max_urb_bytes = 1u << 20;
+	cfg.max_pending_urbs = TEST_MAX_PENDING_URBS;
 	cfg.event = on_event;
 	cfg.log = on_log;
 	if (usbip_server_create(&cfg, &srv) != 0)
@@ -884,6 +887,124 @@ static void test_usbip_server_hostile_input_closes_connection(void **state)
 	}
 }
 
+/* An ISO CMD_SUBMIT to 1-2 with @n descriptors (offset, length) of a
+ * @len-byte transfer, OUT data 0x5a, into @b; return its size. */
+static size_t iso_pdu(uint8_t *b, bool in, uint32_t len, const uint32_t (*d)[2], unsigned n)
+{
+	struct tg *g = &gadgets[1];
+	unsigned ep = tg_addr(in ? g->isrc : g->isink) & 0x0f;
+	size_t off = USBIP_URB_HEADER_SIZE;
+
+	put_header(b, USBIP_CMD_SUBMIT, 1, in ? 1 : 0, ep);
+	usbip__put_be32(b + 0x14, USBIP_URB_ISO_ASAP | (in ? USBIP_URB_DIR_IN : 0));
+	usbip__put_be32(b + 0x18, len);
+	usbip__put_be32(b + 0x20, n);
+	if (!in) {
+		memset(b + off, 0x5a, len);
+		off += len;
+	}
+	for (unsigned i = 0; i < n; i++, off += USBIP_ISO_DESC_SIZE) {
+		memset(b + off, 0, USBIP_ISO_DESC_SIZE);
+		usbip__put_be32(b + off, d[i][0]);
+		usbip__put_be32(b + off + 4, d[i][1]);
+	}
+	return off;
+}
+
+/*
+ * Packet layouts no host sends close the connection before anything is
+ * queued: overlapping packets once made the server pack (N-1) x 1024
+ * bytes past a 1024-byte IN buffer and send them, and report 4096 bytes
+ * done for a 1024-byte OUT transfer.
+ */
+static void test_usbip_server_hostile_iso_layouts(void **state)
+{
+	static const uint32_t same[5][2] = { { 0, 1024 }, { 0, 1024 }, { 0, 1024 }, { 0, 1024 },
+					     { 0, 1024 } };
+	static const uint32_t backwards[2][2] = { { 512, 512 }, { 0, 512 } };
+	static const uint32_t overlap[2][2] = { { 0, 600 }, { 500, 524 } };
+	static const uint32_t gaps[3][2] = { { 0, 1024 }, { 1024, 0 }, { 2048, 1024 } };
+	static uint8_t b[USBIP_URB_HEADER_SIZE + 4096 + 8 * USBIP_ISO_DESC_SIZE];
+	uint8_t buf[3072];
+	struct uc_reply r;
+	struct uc c;
+
+	(void)state;
+	expect_closed_configured(b, iso_pdu(b, true, 1024, same, 5));
+	expect_closed_configured(b, iso_pdu(b, false, 1024, same, 4));
+	expect_closed_configured(b, iso_pdu(b, true, 1024, backwards, 2));
+	expect_closed_configured(b, iso_pdu(b, false, 1024, overlap, 2));
+	/* Gaps and an empty packet are what drivers may send: served. */
+	attach_configured(&c, "1-2", 1);
+	assert_int_not_equal(uc_submit_iso(&c, tg_addr(gadgets[1].isrc) & 0x0f, true, NULL,
+				       sizeof(buf),
+				       (const struct usbip_iso_desc[]){ { gaps[0][0], gaps[0][1], 0, 0 },
+									{ gaps[1][0], gaps[1][1], 0, 0 },
+									{ gaps[2][0], gaps[2][1], 0, 0 } },
+				       3), 0);
+	assert_int_equal(uc_recv(&c, &r, buf, sizeof(buf)), 0);
+	assert_int_equal(r.h.u.ret_submit.status, 0);
+	assert_int_equal(r.npackets, 3);
+	assert_int_equal(r.iso[1].actual_length, 0);
+	assert_int_equal(r.h.u.ret_submit.actual_length,
+			 r.iso[0].actual_length + r.iso[2].actual_length);
+	assert_true(r.h.u.ret_submit.actual_length <= sizeof(buf));
+	detach(&c, 1);
+}
+
+/* Zero-length URBs count against max_pending_urbs as others do: one past
+ * it closes the connection. */
+static void test_usbip_server_urb_count_capped(void **state)
+{
+	unsigned intr = tg_addr(gadgets[1].intr) & 0x0f;
+	uint32_t first = 0;
+	unsigned mark;
+	struct uc_reply r;
+	struct uc c;
+
+	(void)state;
+	attach_configured(&c, "1-2", 1);
+	mark = event_mark();
+	/* IN on the idle interrupt endpoint: they stay pending. */
+	for (unsigned i = 0; i < TEST_MAX_PENDING_URBS; i++) {
+		uint32_t seq = uc_submit(&c, intr, true, NULL, NULL, 0, 0);
+
+		assert_int_not_equal(seq, 0);
+		first = first ? first : seq;
+	}
+	/* Still served: one unlinked (-ECONNRESET) leaves room for one. */
+	assert_int_not_equal(uc_unlink(&c, first), 0);
+	assert_int_equal(uc_recv(&c, &r, NULL, 0), 0);
+	assert_int_equal(r.h.command, USBIP_RET_UNLINK);
+	assert_int_equal(r.h.u.ret_unlink.status, -104);
+	assert_int_not_equal(uc_submit(&c, intr, true, NULL, NULL, 0, 0), 0);
+	assert_int_not_equal(uc_submit(&c, intr, true, NULL, NULL, 0, 0), 0);
+	assert_true(uc_peer_closed(c.fd));
+	uc_close(&c);
+	assert_true(wait_event(mark, USBIP_EVENT_PROTOCOL_ERROR, 1));
+	assert_true(wait_event(mark, USBIP_EVENT_HOST_DISCONNECTED, 1));
+}
+
+/* A CMD_SUBMIT or CMD_UNLINK naming another devid than the imported
+ * device's closes the connection, as Linux's stub does. */
+static void test_usbip_server_devid_checked(void **state)
+{
+	uint8_t b[USBIP_URB_HEADER_SIZE];
+	struct tg *g = &gadgets[1];
+
+	(void)state;
+	put_header(b, USBIP_CMD_SUBMIT, 1, 1, tg_addr(g->intr) & 0x0f);
+	usbip__put_be32(b + 8, 0xdeadbeefu);
+	expect_closed_configured(b, sizeof(b));
+	put_header(b, USBIP_CMD_SUBMIT, 1, 1, tg_addr(g->intr) & 0x0f);
+	usbip__put_be32(b + 8, 0x00010001);	/* 1-1's, not the imported 1-2's */
+	expect_closed_configured(b, sizeof(b));
+	put_header(b, USBIP_CMD_UNLINK, 5, 0, 0);
+	usbip__put_be32(b + 8, 0xdeadbeefu);
+	usbip__put_be32(b + 0x14, 4);
+	expect_closed_configured(b, sizeof(b));
+}
+
 /* ---- Debian's usbip tool ------------------------------------------------- */
 
 static const char *usbip_tool(void)
@@ -1047,6 +1168,9 @@ int main(void)
 		cmocka_unit_test(test_usbip_server_disconnect_resets_device),
 		cmocka_unit_test(test_usbip_server_two_devices_at_once),
 		cmocka_unit_test(test_usbip_server_hostile_input_closes_connection),
+		cmocka_unit_test(test_usbip_server_hostile_iso_layouts),
+		cmocka_unit_test(test_usbip_server_urb_count_capped),
+		cmocka_unit_test(test_usbip_server_devid_checked),
 		cmocka_unit_test(test_usbip_server_debian_usbip_list),
 		cmocka_unit_test(test_usbip_server_debian_usbip_attach_unknown_busid),
 		cmocka_unit_test(test_usbip_server_stop_unplugs_hosts),

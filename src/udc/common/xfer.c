@@ -556,13 +556,26 @@ void udcx__urb_set_iso(struct udcx_urb *u, struct udcx_iso_packet *packets, size
 	u->iso_count = count;
 }
 
+bool udcx__iso_layout_valid(const struct udcx_iso_packet *packets, size_t count, size_t length)
+{
+	size_t end = 0;	/* where the previous packet ends */
+
+	for (size_t i = 0; i < count; i++) {
+		const struct udcx_iso_packet *p = &packets[i];
+
+		if (p->offset < end || p->offset > length || p->length > length - p->offset)
+			return false;
+		end = p->offset + p->length;
+	}
+	return true;
+}
+
 static int urb_start(struct udcx_ep *ep, struct udcx_urb *u)
 {
 	if (u->pending || (u->length > 0 && !u->buf))
 		return -USB_EINVAL;
-	for (size_t i = 0; i < u->iso_count; i++)
-		if (u->iso[i].offset > u->length || u->iso[i].length > u->length - u->iso[i].offset)
-			return -USB_EINVAL;
+	if (!udcx__iso_layout_valid(u->iso, u->iso_count, u->length))
+		return -USB_EINVAL;
 	u->iso_next = 0;
 	/* The node may still sit on a caller's done list: take it off. */
 	list_del_init(&u->node);

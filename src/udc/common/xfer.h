@@ -295,8 +295,17 @@ size_t udcx__ep_pending(const struct udcx_ep *ep);
 void udcx__urb_init(struct udcx_urb *u, void *buf, size_t length, unsigned flags);
 
 /*
+ * Is @packets (@count of them) a layout a transfer of @length bytes can
+ * take: each packet starts at or after the end of the one before it and
+ * ends inside the buffer (gaps and empty packets allowed, as Linux's
+ * drivers lay them out)? Then their lengths add up to at most @length,
+ * and nothing the engine does with them reaches past the buffer.
+ */
+bool udcx__iso_layout_valid(const struct udcx_iso_packet *packets, size_t count, size_t length);
+
+/*
  * Make @u (after udcx__urb_init()) an isochronous transfer of @count
- * packets (borrowed, each inside the buffer). Each packet pairs with one
+ * packets (borrowed, a layout udcx__iso_layout_valid() accepts). Each packet pairs with one
  * request, oldest first, one service interval each: IN: the request's data
  * up to the packet's room; OUT: the packet's bytes into the request (a
  * packet bigger than the request ends it with -USB_EOVERFLOW). No short
@@ -312,7 +321,8 @@ void udcx__urb_set_iso(struct udcx_urb *u, struct udcx_iso_packet *packets, size
  * USB_EPIPE (into @done).
  * Return: 0 (@u belongs to the engine until it lands in @done->urbs);
  * USB_EINVAL for a control endpoint, a length > 0 without buffer, an
- * isochronous packet outside the buffer, or @u already pending.
+ * isochronous layout udcx__iso_layout_valid() refuses, or @u already
+ * pending.
  */
 int udcx__urb_submit(struct udcx_ep *ep, struct udcx_urb *u, struct udcx_done *done);
 

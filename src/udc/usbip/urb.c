@@ -1,9 +1,11 @@
 /*
  * urb.c - USB/IP URBs as host transfers of the transfer engine
  * (src/udc/common/xfer.h): creation from a CMD_SUBMIT, submission to the
- * endpoint it names, unlink.
+ * endpoint it names, unlink; and the table that finds a connection's
+ * unanswered URBs by seqnum.
  *
- * Owns struct usbip__urb (its buffer and ISO descriptors). Touches the
+ * Owns struct usbip__urb (its buffer and ISO descriptors) and struct
+ * usbip__urb_table (its buckets, not the URBs on them). Touches the
  * engine's endpoint state under dev->lock; never calls the core. The
  * packet semantics (one URB from several requests and the reverse, short
  * packets, ZLPs, halts) are the engine's; this file only maps URB fields
@@ -71,20 +73,40 @@ void usbip__urb_free(struct usbip__urb *urb)
 	free(urb);
 }
 
+int usbip__urb_take_iso(struct usbip__urb *urb, const uint8_t *wire)
+{
+	for (uint32_t i = 0; i < urb->number_of_packets; i++) {
+		usbip__decode_iso_desc(wire + (size_t)i * USBIP_ISO_DESC_SIZE, USBIP_ISO_DESC_SIZE,
+				       &urb->iso[i]);
+		urb->pk[i] = (struct udcx_iso_packet){ .offset = urb->iso[i].offset,
+						       .length = urb->iso[i].length };
+	}
+	if (!udcx__iso_layout_valid(urb->pk, urb->number_of_packets, urb->length))
+		return -USB_EPROTO;
+	udcx__urb_set_iso(&urb->x, urb->pk, urb->number_of_packets);
+	return 0;
+}
+
 void usbip__urb_iso_finish(struct usbip__urb *urb)
 {
 	uint32_t packed = 0;
 
 	for (uint32_t i = 0; i < urb->number_of_packets; i++) {
 		struct udcx_iso_packet *p = &urb->pk[i];
+		/* The layout was checked at submit; this bound holds even if
+		 * it had not been, so the packing stays inside the buffer. */
+		size_t room = p->offset <= urb->length ? urb->length - p->offset : 0;
+		size_t actual = p->actual < room ? p->actual : room;
 
-		urb->iso[i].actual_length = (uint32_t)p->actual;
+		if (urb->dir_in && actual > urb->length - packed)
+			actual = urb->length - packed;
+		urb->iso[i].actual_length = (uint32_t)actual;
 		urb->iso[i].status = p->status;
 		/* IN data goes on the wire packed: vhci spreads it back out to
 		 * the offsets by the descriptors (usbip_pad_iso()). */
-		if (urb->dir_in && p->actual) {
-			memmove(urb->buf + packed, urb->buf + p->offset, p->actual);
-			packed += (uint32_t)p->actual;
+		if (urb->dir_in && actual) {
+			memmove(urb->buf + packed, urb->buf + p->offset, actual);
+			packed += (uint32_t)actual;
 		}
 	}
 	if (urb->dir_in)
@@ -98,13 +120,6 @@ int usbip__urb_submit(struct usbip__dev *dev, struct usbip__urb *urb)
 
 	if (!ep)
 		return -USB_EPIPE;
-	if (urb->is_iso) {
-		for (uint32_t i = 0; i < urb->number_of_packets; i++) {
-			urb->pk[i].offset = urb->iso[i].offset;
-			urb->pk[i].length = urb->iso[i].length;
-		}
-		udcx__urb_set_iso(&urb->x, urb->pk, urb->number_of_packets);
-	}
 	pthread_mutex_lock(&dev->lock);
 	if (urb->epnum == 0) {
 		rc = udcx__ctrl_submit(&ep->x, &urb->x, &dev->done);
@@ -132,4 +147,77 @@ bool usbip__urb_unlink(struct usbip__dev *dev, struct usbip__urb *urb)
 	pending = udcx__urb_unlink(&ep->x, &urb->x) == 0;
 	pthread_mutex_unlock(&dev->lock);
 	return pending;
+}
+
+/* ---- URBs by seqnum ------------------------------------------------------ */
+
+int usbip__urb_table_init(struct usbip__urb_table *t, size_t capacity, uint32_t key)
+{
+	size_t n = 16;
+
+	/* About four URBs a bucket when full; a power of two for the mask. */
+	while (n < capacity / 4 && n < (1u << 20))
+		n *= 2;
+	t->buckets = malloc(n * sizeof(*t->buckets));
+	if (!t->buckets)
+		return -USB_ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		INIT_LIST_HEAD(&t->buckets[i]);
+	t->mask = (uint32_t)(n - 1);
+	t->key = key | 1u;
+	t->count = 0;
+	return 0;
+}
+
+void usbip__urb_table_fini(struct usbip__urb_table *t)
+{
+	free(t->buckets);
+	t->buckets = NULL;
+	t->count = 0;
+}
+
+/* Multiplicative hashing with the connection's secret odd key: the top
+ * bits of the product, which depend on every bit of the seqnum. */
+static struct list_head *bucket(const struct usbip__urb_table *t, uint32_t seqnum)
+{
+	uint32_t h = seqnum * t->key;
+
+	return &t->buckets[(h ^ (h >> 16)) & t->mask];
+}
+
+void usbip__urb_table_add(struct usbip__urb_table *t, struct usbip__urb *urb)
+{
+	list_add_tail(&urb->conn_link, bucket(t, urb->seqnum));
+	t->count++;
+}
+
+struct usbip__urb *usbip__urb_table_find(const struct usbip__urb_table *t, uint32_t seqnum)
+{
+	struct list_head *head = bucket(t, seqnum), *pos;
+
+	list_for_each(pos, head) {
+		struct usbip__urb *urb = container_of(pos, struct usbip__urb, conn_link);
+
+		if (urb->seqnum == seqnum)
+			return urb;
+	}
+	return NULL;
+}
+
+bool usbip__urb_table_remove(struct usbip__urb_table *t, struct usbip__urb *urb)
+{
+	if (list_empty(&urb->conn_link))
+		return false;
+	list_del_init(&urb->conn_link);
+	t->count--;
+	return true;
+}
+
+void usbip__urb_table_forget(struct usbip__urb_table *t)
+{
+	if (!t->buckets)
+		return;
+	for (size_t i = 0; i <= t->mask; i++)
+		INIT_LIST_HEAD(&t->buckets[i]);
+	t->count = 0;
 }

@@ -27,6 +27,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "usbip_priv.h"
@@ -63,7 +64,6 @@ struct usbip__conn *usbip__conn_new(struct usbip_server *srv, int fd, const char
 	snprintf(c->peer, sizeof(c->peer), "%s", peer);
 	atomic_init(&c->killed, false);
 	atomic_init(&c->finished, false);
-	INIT_LIST_HEAD(&c->urbs);
 	INIT_LIST_HEAD(&c->txq);
 	INIT_LIST_HEAD(&c->srv_link);
 	return c;
@@ -136,11 +136,24 @@ int usbip__conn_hostile(struct usbip__conn *c, const char *what)
  * reading at all, and the connection is closed rather than grow. */
 #define MAX_TX_ITEMS 65536u
 
+/* What @urb costs the connection, from its CMD_SUBMIT until its reply is
+ * sent or it is unlinked: its bytes and one URB (zero-length ones too). */
+static void charge(struct usbip__conn *c, const struct usbip__urb *urb)
+{
+	c->pending_bytes += urb->length;
+	c->pending_urbs++;
+}
+
+static void uncharge(struct usbip__conn *c, const struct usbip__urb *urb)
+{
+	c->pending_bytes -= urb->length;
+	c->pending_urbs--;
+}
+
 static void tx_free(struct usbip__conn *c, struct tx_item *t)
 {
-	/* URB memory counts against the cap until its reply is sent. */
 	if (t->urb)
-		c->pending_bytes -= t->urb->length;
+		uncharge(c, t->urb);
 	usbip__urb_free(t->urb);
 	free(t->iso);
 	free(t);
@@ -166,7 +179,7 @@ static int queue_ret_unlink(struct usbip__conn *c, uint32_t seqnum, int status)
 	return 0;
 }
 
-/* Answer @urb (which leaves conn->urbs and is freed once sent). */
+/* Answer @urb (which leaves c->urbs and is freed once sent). */
 static int queue_ret_submit(struct usbip__conn *c, struct usbip__urb *urb)
 {
 	struct tx_item *t = NULL;
@@ -175,12 +188,10 @@ static int queue_ret_submit(struct usbip__conn *c, struct usbip__urb *urb)
 
 	if (c->tx_items < MAX_TX_ITEMS)
 		t = calloc(1, sizeof(*t));
-	if (!list_empty(&urb->conn_link))
-		list_del_init(&urb->conn_link);
-	else
-		c->pending_bytes += urb->length;	/* never counted: see tx_free() */
+	if (!usbip__urb_table_remove(&c->urbs, urb))
+		charge(c, urb);		/* never counted: tx_free() uncharges */
 	if (!t) {
-		c->pending_bytes -= urb->length;
+		uncharge(c, urb);
 		usbip__urb_free(urb);
 		return c->tx_items >= MAX_TX_ITEMS ? usbip__conn_hostile(c, "the host does not read its replies")
 						   : -USB_ENOMEM;
@@ -289,19 +300,6 @@ static int answer_done(struct usbip__conn *c)
 
 /* ---- URB phase: receiving ---------------------------------------------- */
 
-static struct usbip__urb *find_urb(struct usbip__conn *c, uint32_t seqnum)
-{
-	struct list_head *pos;
-
-	list_for_each(pos, &c->urbs) {
-		struct usbip__urb *urb = container_of(pos, struct usbip__urb, conn_link);
-
-		if (urb->seqnum == seqnum)
-			return urb;
-	}
-	return NULL;
-}
-
 /* Seqnums come from one counter per vhci: compare in serial arithmetic. */
 static bool seq_after(uint32_t a, uint32_t b)
 {
@@ -311,7 +309,7 @@ static bool seq_after(uint32_t a, uint32_t b)
 static int handle_unlink(struct usbip__conn *c, const struct usbip_header *h)
 {
 	uint32_t target = h->u.cmd_unlink.unlink_seqnum;
-	struct usbip__urb *urb = find_urb(c, target);
+	struct usbip__urb *urb = usbip__urb_table_find(&c->urbs, target);
 	int rc;
 
 	/*
@@ -342,8 +340,8 @@ static int handle_unlink(struct usbip__conn *c, const struct usbip_header *h)
 		return 0;
 	}
 	if (urb && usbip__urb_unlink(c->dev, urb)) {
-		list_del_init(&urb->conn_link);
-		c->pending_bytes -= urb->length;
+		usbip__urb_table_remove(&c->urbs, urb);
+		uncharge(c, urb);
 		usbip__urb_free(urb);
 		return queue_ret_unlink(c, h->seqnum, USBIP_STATUS_ECONNRESET);
 	}
@@ -390,7 +388,7 @@ static int begin_submit(struct usbip__conn *c)
 	char msg[96];
 	int rc;
 
-	if (find_urb(c, h->seqnum))
+	if (usbip__urb_table_find(&c->urbs, h->seqnum))
 		return usbip__conn_hostile(c, "CMD_SUBMIT with the seqnum of a pending URB");
 	if (!c->any_submit || seq_after(h->seqnum, c->last_submit))
 		c->last_submit = h->seqnum;
@@ -406,6 +404,10 @@ static int begin_submit(struct usbip__conn *c)
 					   "ISO packet descriptors on a non-ISO endpoint");
 	if (c->pending_bytes + h->u.cmd_submit.transfer_buffer_length > cfg->max_pending_bytes)
 		return usbip__conn_hostile(c, "too much URB data pending");
+	if (c->pending_urbs >= cfg->max_pending_urbs) {
+		snprintf(msg, sizeof(msg), "more than %zu URBs pending", cfg->max_pending_urbs);
+		return usbip__conn_hostile(c, msg);
+	}
 	c->rx_urb = usbip__urb_new(h, is_iso);
 	if (!c->rx_urb)
 		return usbip__conn_hostile(c, "out of memory for a URB");
@@ -428,31 +430,23 @@ static int finish_submit(struct usbip__conn *c)
 	int rc;
 
 	c->rx_urb = NULL;
+	if (urb->is_iso) {
+		rc = usbip__urb_take_iso(urb, c->iso_buf);
+		free(c->iso_buf);
+		c->iso_buf = NULL;
+		if (rc < 0) {
+			usbip__urb_free(urb);
+			return usbip__conn_hostile(c, "ISO packets out of order, overlapping or "
+						   "outside the transfer buffer");
+		}
+	}
 	rc = take_early_unlinks(c, urb->seqnum, &unlinked);
 	if (rc < 0 || unlinked) {
 		usbip__urb_free(urb);	/* answered by its RET_UNLINK */
 		return rc;
 	}
-	if (urb->is_iso) {
-		bool inside = true;
-
-		for (uint32_t i = 0; i < urb->number_of_packets; i++) {
-			struct usbip_iso_desc *d = &urb->iso[i];
-
-			usbip__decode_iso_desc(c->iso_buf + i * USBIP_ISO_DESC_SIZE,
-					       USBIP_ISO_DESC_SIZE, d);
-			inside = inside && d->offset <= urb->length &&
-				 d->length <= urb->length - d->offset;
-		}
-		free(c->iso_buf);
-		c->iso_buf = NULL;
-		if (!inside) {
-			usbip__urb_free(urb);
-			return usbip__conn_hostile(c, "ISO packet outside the transfer buffer");
-		}
-	}
-	list_add_tail(&urb->conn_link, &c->urbs);
-	c->pending_bytes += urb->length;
+	usbip__urb_table_add(&c->urbs, urb);
+	charge(c, urb);
 	/* A control URB whose direction contradicts its SETUP is stalled:
 	 * the engine would read an IN buffer as OUT data. */
 	wlength = (uint16_t)(urb->x.setup.wLength);
@@ -480,6 +474,13 @@ static int on_header(struct usbip__conn *c)
 	if (rc < 0) {
 		snprintf(msg, sizeof(msg), "malformed URB header (command 0x%08x)",
 			 usbip__get_be32(c->hdr));
+		return usbip__conn_hostile(c, msg);
+	}
+	/* Linux's stub drops the connection too (valid_request()). */
+	if ((c->h.command == USBIP_CMD_SUBMIT || c->h.command == USBIP_CMD_UNLINK) &&
+	    c->h.devid != c->devid) {
+		snprintf(msg, sizeof(msg), "%s for devid 0x%08x, not the imported 0x%08x",
+			 usbip__command_name(c->h.command), c->h.devid, c->devid);
 		return usbip__conn_hostile(c, msg);
 	}
 	switch (c->h.command) {
@@ -649,9 +650,9 @@ static void teardown_urbs(struct usbip__conn *c)
 		list_del_init(&u->node);
 		usbip__urb_free(u->context);	/* conn_link points into freed memory: */
 	}
-	/* ... so the conn list is simply forgotten: every URB on it was
-	 * pending in the engine and came back through detach. */
-	INIT_LIST_HEAD(&c->urbs);
+	/* ... so the table is simply forgotten: every URB in it was pending
+	 * in the engine and came back through detach. */
+	usbip__urb_table_forget(&c->urbs);
 	while (!list_empty(&c->txq)) {
 		struct tx_item *t = list_first_entry(&c->txq, struct tx_item, link);
 
@@ -659,10 +660,63 @@ static void teardown_urbs(struct usbip__conn *c)
 		tx_free(c, t);
 	}
 	c->pending_bytes = 0;
+	c->pending_urbs = 0;
 	usbip__urb_free(c->rx_urb);
 	c->rx_urb = NULL;
 	free(c->iso_buf);
 	c->iso_buf = NULL;
+}
+
+/* A secret for the URB table's hash, unknown to the client. */
+static uint32_t hash_key(const struct usbip__conn *c)
+{
+	uint32_t key = 0;
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	struct timespec ts;
+
+	if (fd >= 0) {
+		if (read(fd, &key, sizeof(key)) != (ssize_t)sizeof(key))
+			key = 0;
+		close(fd);
+	}
+	if (key == 0) {
+		/* No urandom (a sandbox): the clock and an address. */
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		key = (uint32_t)ts.tv_nsec ^ (uint32_t)(uintptr_t)c ^ 0x9e3779b9u;
+	}
+	return key;
+}
+
+/* After an import: serve the host's URBs until it goes, then unplug. */
+static void urb_phase(struct usbip__conn *c)
+{
+	char msg[160];
+	bool connected;
+	int rc;
+
+	usbip__log(c->srv, "%s imported %s", c->peer, c->dev->busid);
+	c->devid = usbip__dev_devid(c->dev);
+	rc = usbip__urb_table_init(&c->urbs, c->srv->cfg.max_pending_urbs, hash_key(c));
+	if (rc < 0)
+		usbip__log(c->srv, "%s: no memory for the URB table", c->dev->busid);
+	/* ops->stop or the server's stop may have come first: no attach. */
+	connected = rc == 0 && !atomic_load(&c->killed);
+	if (connected) {
+		rc = usbip__dev_attach(c->dev, c->dev->index + 1);
+		if (rc < 0)
+			usbip__log(c->srv, "%s: SET_ADDRESS failed (%s)", c->dev->busid,
+				   usb_strerror(rc));
+		snprintf(msg, sizeof(msg), "host %s connected to %s", c->peer, c->dev->busid);
+		usbip__emit(c->srv, USBIP_EVENT_HOST_CONNECTED, c->dev, c->peer, 0, msg);
+		serve_urbs(c);
+	}
+	teardown_urbs(c);
+	usbip__urb_table_fini(&c->urbs);
+	usbip__dev_release(c->dev);
+	if (connected) {
+		snprintf(msg, sizeof(msg), "host %s disconnected from %s", c->peer, c->dev->busid);
+		usbip__emit(c->srv, USBIP_EVENT_HOST_DISCONNECTED, c->dev, c->peer, 0, msg);
+	}
 }
 
 void *usbip__conn_thread(void *arg)
@@ -695,24 +749,7 @@ void *usbip__conn_thread(void *arg)
 		rc = usbip__op_import(c);
 		if (rc != 0)
 			break;
-		usbip__log(c->srv, "%s imported %s", c->peer, c->dev->busid);
-		if (atomic_load(&c->killed)) {
-			/* ops->stop or the server's stop came first: no attach. */
-			teardown_urbs(c);
-			usbip__dev_release(c->dev);
-			break;
-		}
-		rc = usbip__dev_attach(c->dev, c->dev->index + 1);
-		if (rc < 0)
-			usbip__log(c->srv, "%s: SET_ADDRESS failed (%s)", c->dev->busid,
-				   usb_strerror(rc));
-		snprintf(msg, sizeof(msg), "host %s connected to %s", c->peer, c->dev->busid);
-		usbip__emit(c->srv, USBIP_EVENT_HOST_CONNECTED, c->dev, c->peer, 0, msg);
-		serve_urbs(c);
-		teardown_urbs(c);
-		usbip__dev_release(c->dev);
-		snprintf(msg, sizeof(msg), "host %s disconnected from %s", c->peer, c->dev->busid);
-		usbip__emit(c->srv, USBIP_EVENT_HOST_DISCONNECTED, c->dev, c->peer, 0, msg);
+		urb_phase(c);
 		break;
 	default:
 		snprintf(msg, sizeof(msg), "unknown op code 0x%04x", oh.code);

@@ -41,7 +41,7 @@ struct usbip__dev;
 /* One submitted URB; the engine's host transfer is embedded. */
 struct usbip__urb {
 	struct udcx_urb x;		/* x.context == this; x.node: engine/done */
-	struct list_head conn_link;	/* on conn->urbs until answered or unlinked */
+	struct list_head conn_link;	/* in conn->urbs until answered or unlinked */
 	uint32_t seqnum;
 	uint32_t devid;
 	unsigned epnum;
@@ -53,6 +53,18 @@ struct usbip__urb {
 	uint32_t number_of_packets;	/* ISO only, else 0 */
 	struct usbip_iso_desc *iso;	/* number_of_packets entries, owned */
 	struct udcx_iso_packet *pk;	/* the same packets for the engine, owned */
+};
+
+/*
+ * A connection's unanswered URBs by seqnum (urb.c): a chained hash table
+ * whose multiplier is a per-connection secret, so that a client cannot
+ * choose seqnums that pile into one bucket. Lookups are O(1) on average.
+ */
+struct usbip__urb_table {
+	struct list_head *buckets;	/* mask + 1 of them, owned */
+	uint32_t mask;
+	uint32_t key;
+	size_t count;
 };
 
 /* One endpoint of the device. */
@@ -125,6 +137,9 @@ struct usbip__ep *usbip__dev_ep(struct usbip__dev *dev, unsigned num, bool dir_i
 /* The speed @dev enumerates at: the server's, capped at the bound driver's
  * max_speed. */
 enum usb_device_speed usbip__dev_speed(struct usbip__dev *dev);
+/* The devid the host names @dev by in its URB headers: busnum << 16 |
+ * devnum, as OP_REP_IMPORT gave them. */
+uint32_t usbip__dev_devid(const struct usbip__dev *dev);
 
 /* usbip_udc.c: the event side, in the connection thread. */
 /* After an import: bus reset at the configured speed and the SET_ADDRESS
@@ -139,14 +154,31 @@ void usbip__dev_detach(struct usbip__dev *dev, struct list_head *done_urbs);
  * (already bounded by the caller). NULL when out of memory. */
 struct usbip__urb *usbip__urb_new(const struct usbip_header *h, bool is_iso);
 void usbip__urb_free(struct usbip__urb *urb);
+/* Decode ISO URB @urb's number_of_packets descriptors from @wire into
+ * urb->iso and the engine's packets. Return 0, or USB_EPROTO for a layout
+ * no host sends (packets out of order, overlapping or outside the buffer:
+ * udcx__iso_layout_valid()), a hostile PDU. */
+int usbip__urb_take_iso(struct usbip__urb *urb, const uint8_t *wire);
 /* Submit @urb to its endpoint; whatever finishes lands in dev->done.
- * ISO URBs need their descriptors in urb->iso first (checked against the
- * buffer by the caller). Return 0, or a negative error: answer the URB
- * with it at once. */
+ * ISO URBs need usbip__urb_take_iso() first. Return 0, or a negative
+ * error: answer the URB with it at once. */
 int usbip__urb_submit(struct usbip__dev *dev, struct usbip__urb *urb);
 /* After an ISO URB finished: per-packet results into urb->iso, and the IN
- * data packed as the wire wants it (each packet's actual bytes in order). */
+ * data packed as the wire wants it (each packet's actual bytes in order,
+ * never more than the buffer holds, whatever the packets say). */
 void usbip__urb_iso_finish(struct usbip__urb *urb);
+/* The URB table: buckets for about @capacity URBs, hashed with @key.
+ * Return 0 or USB_ENOMEM. */
+int usbip__urb_table_init(struct usbip__urb_table *t, size_t capacity, uint32_t key);
+void usbip__urb_table_fini(struct usbip__urb_table *t);
+/* Add @urb (not in a table, its seqnum not in @t). */
+void usbip__urb_table_add(struct usbip__urb_table *t, struct usbip__urb *urb);
+/* The URB with @seqnum, or NULL. */
+struct usbip__urb *usbip__urb_table_find(const struct usbip__urb_table *t, uint32_t seqnum);
+/* Take @urb out; false if it was in no table. */
+bool usbip__urb_table_remove(struct usbip__urb_table *t, struct usbip__urb *urb);
+/* Empty @t without touching its URBs (they are freed elsewhere). */
+void usbip__urb_table_forget(struct usbip__urb_table *t);
 /* Unlink: true if @urb was pending (no RET_SUBMIT may follow for it). */
 bool usbip__urb_unlink(struct usbip__dev *dev, struct usbip__urb *urb);
 /* Run ep0 and give back what finished; finished URBs of the host are moved
@@ -171,8 +203,13 @@ struct usbip__conn {
 	atomic_bool killed;
 	atomic_bool finished;
 	struct usbip__dev *dev;		/* imported device, or NULL */
-	struct list_head urbs;		/* unanswered URBs, via conn_link */
+	uint32_t devid;			/* dev's, as the host must name it */
+	struct usbip__urb_table urbs;	/* unanswered URBs, via conn_link */
+	/* What the connection holds: URBs submitted and not yet answered or
+	 * unlinked, counted until their reply is sent (every URB counts,
+	 * whatever its length). */
 	size_t pending_bytes;
+	size_t pending_urbs;
 	/* receive state */
 	enum usbip__rx_stage stage;
 	uint8_t hdr[USBIP_URB_HEADER_SIZE];

@@ -36,6 +36,7 @@ void usbip_server_config_init(struct usbip_server_config *cfg)
 	cfg->speed = USB_SPEED_HIGH;
 	cfg->max_urb_bytes = 4u << 20;
 	cfg->max_pending_bytes = 64u << 20;
+	cfg->max_pending_urbs = 4096;
 }
 
 void usbip__log(struct usbip_server *srv, const char *fmt, ...)
@@ -228,7 +229,7 @@ int usbip_server_create(const struct usbip_server_config *cfg, struct usbip_serv
 	    (cfg->speed != USB_SPEED_FULL && cfg->speed != USB_SPEED_HIGH &&
 	     cfg->speed != USB_SPEED_SUPER) ||
 	    cfg->max_urb_bytes == 0 || cfg->max_urb_bytes > 0xffffffffu ||
-	    cfg->max_pending_bytes < cfg->max_urb_bytes)
+	    cfg->max_pending_bytes < cfg->max_urb_bytes || cfg->max_pending_urbs == 0)
 		return -USB_EINVAL;
 	srv = calloc(1, sizeof(*srv));
 	if (!srv)

@@ -255,6 +255,11 @@ static void ep_setup(struct usbip__dev *dev, struct usbip__ep *ep, unsigned num,
 	udcx__ep_init(&ep->x, &ep->ep, num == 0, num == 0 ? mp0 : 0);
 }
 
+uint32_t usbip__dev_devid(const struct usbip__dev *dev)
+{
+	return (uint32_t)dev->server->cfg.busnum << 16 | (dev->index + 1);
+}
+
 enum usb_device_speed usbip__dev_speed(struct usbip__dev *dev)
 {
 	const struct usb_composite_dev *cdev = get_gadget_data(&dev->gadget);
