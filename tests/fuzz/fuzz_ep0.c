@@ -32,7 +32,8 @@ static void transfer(const uint8_t *setup, const uint8_t *out, size_t out_len)
 	size_t n = w_length < sizeof(data) ? w_length : sizeof(data);
 
 	memset(data, 0, n);
-	memcpy(data, out, out_len < n ? out_len : n);
+	if (out_len && n)	/* @out may be NULL when empty */
+		memcpy(data, out, out_len < n ? out_len : n);
 	if (!(setup[0] & USB_DIR_IN) && w_length > sizeof(data))
 		return;	/* more than the ep0 buffer: a host would not send it */
 	(void)fake_control(&dev.udc, setup, data, reply, sizeof(reply));

@@ -98,6 +98,13 @@ static struct udcx_urb *head_urb(struct udcx_ep *ep)
 
 /* ---- packet movement ---------------------------------------------------- */
 
+/* @buf + @off; a zero-length transfer or request may have no buffer at
+ * all, and NULL + 0 is undefined behaviour in C. */
+static uint8_t *bytes_at(void *buf, size_t off)
+{
+	return buf ? (uint8_t *)buf + off : NULL;
+}
+
 /*
  * Move @n bytes between a request and a host transfer. Nothing to do when
  * both are the same memory: a function wrote or read the host's buffer in
@@ -152,8 +159,8 @@ static bool in_fill(struct udcx_ep *ep, struct udcx_urb *u, int *status,
 		if (run > 0) {
 			/* A run of full packets in one copy: none ends anything
 			 * but the request (when it needs no ZLP) or the transfer. */
-			copy_bytes((uint8_t *)u->buf + u->actual,
-				   (const uint8_t *)r->req.buf + r->req.actual, run);
+			copy_bytes(bytes_at(u->buf, u->actual),
+				   bytes_at(r->req.buf, r->req.actual), run);
 			u->actual += run;
 			r->req.actual += (unsigned)run;
 			if (r->req.actual == r->req.length && !in_needs_zlp(r, mp))
@@ -167,8 +174,8 @@ static bool in_fill(struct udcx_ep *ep, struct udcx_urb *u, int *status,
 		pkt = min_size(rem, mp);
 		n = min_size(pkt, room);
 
-		copy_bytes((uint8_t *)u->buf + u->actual,
-			   (const uint8_t *)r->req.buf + r->req.actual, n);
+		copy_bytes(bytes_at(u->buf, u->actual),
+			   bytes_at(r->req.buf, r->req.actual), n);
 		u->actual += n;
 		/* The device sent the whole packet, even if the host babbled. */
 		r->req.actual += (unsigned)pkt;
@@ -225,8 +232,8 @@ static bool out_drain(struct udcx_ep *ep, struct udcx_urb *u, int *status,
 			return false;
 		if (run > 0) {
 			/* A run of full packets that all fit: one copy. */
-			copy_bytes((uint8_t *)r->req.buf + r->req.actual,
-				   (const uint8_t *)u->buf + u->actual, run);
+			copy_bytes(bytes_at(r->req.buf, r->req.actual),
+				   bytes_at(u->buf, u->actual), run);
 			r->req.actual += (unsigned)run;
 			u->actual += run;
 			if (r->req.actual == r->req.length)
@@ -236,8 +243,8 @@ static bool out_drain(struct udcx_ep *ep, struct udcx_urb *u, int *status,
 		pkt = min_size(u->limit - u->actual, mp);
 		n = min_size(pkt, room);
 
-		copy_bytes((uint8_t *)r->req.buf + r->req.actual,
-			   (const uint8_t *)u->buf + u->actual, n);
+		copy_bytes(bytes_at(r->req.buf, r->req.actual),
+			   bytes_at(u->buf, u->actual), n);
 		r->req.actual += (unsigned)n;
 		u->actual += pkt;
 		if (pkt == 0)
@@ -301,12 +308,12 @@ static bool iso_run(struct udcx_ep *ep, struct udcx_urb *u, int *status,
 	while (u->iso_next < u->iso_count && (r = head_req(ep)) != NULL) {
 		struct udcx_iso_packet *p = &u->iso[u->iso_next++];
 		size_t room = (size_t)r->req.length - r->req.actual;
-		uint8_t *at = (uint8_t *)u->buf + p->offset;
+		uint8_t *at = bytes_at(u->buf, p->offset);
 
 		if (ep->is_in) {
 			p->actual = min_size(room, p->length);
 			if (p->actual)
-				memcpy(at, (const uint8_t *)r->req.buf + r->req.actual, p->actual);
+				memcpy(at, bytes_at(r->req.buf, r->req.actual), p->actual);
 			p->status = room > p->length ? -USB_EOVERFLOW : 0;
 			/* The request went out in its interval, even if babbled. */
 			r->req.actual = r->req.length;
@@ -315,7 +322,7 @@ static bool iso_run(struct udcx_ep *ep, struct udcx_urb *u, int *status,
 			size_t n = min_size(p->length, room);
 
 			if (n)
-				memcpy((uint8_t *)r->req.buf + r->req.actual, at, n);
+				memcpy(bytes_at(r->req.buf, r->req.actual), at, n);
 			r->req.actual += (unsigned)n;
 			p->actual = p->length;
 			p->status = 0;
@@ -456,7 +463,7 @@ void *udcx__ep_window(struct udcx_ep *ep, size_t *length, struct udcx_urb **urb)
 bool udcx__ep_window_current(const struct udcx_ep *ep, const struct udcx_urb *u, const void *at)
 {
 	return u->pending && u->ep == ep && head_urb((struct udcx_ep *)ep) == u &&
-	       (const uint8_t *)u->buf + u->actual == (const uint8_t *)at;
+	       bytes_at(u->buf, u->actual) == (const uint8_t *)at;
 }
 
 int udcx__ep_dequeue(struct udcx_ep *ep, struct udcx_req *r, struct udcx_done *done)
