@@ -83,7 +83,9 @@ struct usbip_event {
  * struct usbip_server_config - how to serve; fill with
  * usbip_server_config_init() and change what you need.
  * @address: IPv4 or IPv6 literal or host name to listen on. Borrowed
- *	until usbip_server_create() returns. Default "127.0.0.1".
+ *	until usbip_server_create() returns. Default "127.0.0.1": USB/IP
+ *	has no authentication, so any other address (0.0.0.0 included) logs
+ *	a warning that the devices are reachable from the network.
  * @port: TCP port; default 3240; 0 lets the system choose (read it back
  *	with usbip_server_port()).
  * @num_devices: devices (UDCs) to export, 1..USBIP_MAX_DEVICES. Default 1.
@@ -123,10 +125,13 @@ void usbip_server_config_init(struct usbip_server_config *cfg);
  * usbip_server_start().
  * @out: receives the server (owned by the caller: usbip_server_destroy()).
  * Context: any thread.
- * Return: 0; -USB_EINVAL for a bad configuration or address; -USB_EADDRINUSE
- * when the port is taken; -USB_EEXIST when a UDC of the same name is already
- * registered; -USB_ENOMEM; -USB_EIO for other socket errors. On error
- * nothing stays registered or open.
+ * Return: 0; -USB_EINVAL for a bad configuration; -USB_EADDRNOTAVAIL when
+ * @address does not resolve or is not an address of this machine (the
+ * resolver's own message and the name go to @log), -USB_EAGAIN when the
+ * resolver failed for now; -USB_EADDRINUSE when the port is taken;
+ * -USB_EEXIST when a UDC of the same name is already registered;
+ * -USB_ENOMEM; -USB_EIO for other socket errors. On error nothing stays
+ * registered or open.
  */
 int usbip_server_create(const struct usbip_server_config *cfg,
 			struct usbip_server **out);

@@ -169,22 +169,58 @@ static int set_cloexec_nonblock(int fd)
 	return fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 }
 
+/* The resolver's failure as an error number (its text goes to the log). */
+static int gai_error(int err)
+{
+	switch (err) {
+	case EAI_AGAIN:
+		return -USB_EAGAIN;
+	case EAI_MEMORY:
+		return -USB_ENOMEM;
+	case EAI_SYSTEM:
+		return -USB_EIO;
+	default:	/* EAI_NONAME, EAI_FAIL, EAI_NODATA, EAI_FAMILY... */
+		return -USB_EADDRNOTAVAIL;
+	}
+}
+
+static bool is_loopback(const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *sin = (const void *)ss;
+
+		return (ntohl(sin->sin_addr.s_addr) >> 24) == 127;
+	}
+	if (ss->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *sin6 = (const void *)ss;
+		const uint8_t *a = sin6->sin6_addr.s6_addr;
+
+		return IN6_IS_ADDR_LOOPBACK(&sin6->sin6_addr) ||
+		       (IN6_IS_ADDR_V4MAPPED(&sin6->sin6_addr) && a[12] == 127);
+	}
+	return false;
+}
+
 static int open_listener(struct usbip_server *srv)
 {
 	struct addrinfo hints, *res = NULL, *ai;
+	struct sockaddr_storage ss;
 	char portstr[16];
-	int rc = -USB_EINVAL, fd = -1;
+	int rc = -USB_EADDRNOTAVAIL, fd = -1, gai;
 
 	memset(&hints, 0, sizeof(hints));
 	hints.ai_family = AF_UNSPEC;
 	hints.ai_socktype = SOCK_STREAM;
 	hints.ai_flags = AI_PASSIVE;
 	snprintf(portstr, sizeof(portstr), "%u", srv->cfg.port);
-	if (getaddrinfo(srv->address, portstr, &hints, &res) != 0)
-		return -USB_EINVAL;
+	gai = getaddrinfo(srv->address, portstr, &hints, &res);
+	if (gai != 0) {
+		usbip__log(srv, "cannot resolve address \"%s\": %s", srv->address,
+			   gai == EAI_SYSTEM ? strerror(errno) : gai_strerror(gai));
+		return gai_error(gai);
+	}
 	for (ai = res; ai; ai = ai->ai_next) {
 		int one = 1;
-		struct sockaddr_storage ss;
 		socklen_t len = sizeof(ss);
 
 		fd = socket(ai->ai_family, ai->ai_socktype, ai->ai_protocol);
@@ -194,12 +230,15 @@ static int open_listener(struct usbip_server *srv)
 		}
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 		if (bind(fd, ai->ai_addr, ai->ai_addrlen) < 0) {
-			rc = errno == EADDRINUSE ? -USB_EADDRINUSE : -USB_EIO;
+			rc = errno == EADDRINUSE ? -USB_EADDRINUSE :
+			     errno == EADDRNOTAVAIL ? -USB_EADDRNOTAVAIL : -USB_EIO;
 			close(fd);
 			fd = -1;
 			continue;
 		}
-		if (listen(fd, 16) < 0 || set_cloexec_nonblock(fd) < 0 ||
+		/* A deep backlog: a flood must not push a real host's SYN out
+		 * while the accept loop catches up (it drains it each turn). */
+		if (listen(fd, SOMAXCONN) < 0 || set_cloexec_nonblock(fd) < 0 ||
 		    getsockname(fd, (struct sockaddr *)&ss, &len) < 0) {
 			rc = -USB_EIO;
 			close(fd);
@@ -213,9 +252,17 @@ static int open_listener(struct usbip_server *srv)
 		break;
 	}
 	freeaddrinfo(res);
-	if (rc == 0)
-		srv->listen_fd = fd;
-	return rc;
+	if (rc < 0) {
+		usbip__log(srv, "cannot listen on %s port %u: %s", srv->address, srv->cfg.port,
+			   usb_strerror(rc));
+		return rc;
+	}
+	srv->listen_fd = fd;
+	if (!is_loopback(&ss))
+		usbip__log(srv, "warning: listening on %s, not a loopback address: every host "
+			   "that reaches port %u can list and import the devices, with no "
+			   "authentication", srv->address, srv->port);
+	return 0;
 }
 
 int usbip_server_create(const struct usbip_server_config *cfg, struct usbip_server **out)
