@@ -144,11 +144,37 @@ static void test_usbip_limits_non_loopback_address_warns(void **state)
 	usbip_server_destroy(s);
 }
 
+/* ---- reconnect ------------------------------------------------------------- */
+
+/* A host that detaches and attaches again at once (a re-plug, a script)
+ * finds the device free: the import waits for the teardown of the
+ * previous connection rather than answering "device busy". */
+static void test_usbip_limits_reconnect_right_after_disconnect(void **state)
+{
+	struct usbip_device_info info;
+	struct uc c;
+
+	(void)state;
+	for (unsigned i = 0; i < 50; i++) {
+		assert_int_equal(uc_import(&c, port, "1-1", &info), 0);
+		assert_int_equal(uc_control(&c, 0x00, USB_REQ_SET_CONFIGURATION, 1, 0, 0, NULL,
+					    NULL), 0);
+		uc_close(&c);
+	}
+	/* A device really in use is still refused. */
+	struct uc other;
+
+	assert_int_equal(uc_import(&c, port, "1-1", &info), 0);
+	assert_int_equal(uc_import(&other, port, "1-1", &info), USBIP_ST_DEV_BUSY);
+	uc_close(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_usbip_limits_unresolvable_address_is_named),
 		cmocka_unit_test(test_usbip_limits_non_loopback_address_warns),
+		cmocka_unit_test(test_usbip_limits_reconnect_right_after_disconnect),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -76,6 +76,7 @@ struct usbip__dev {
 	bool registered;
 	bool started;			/* between ops->start and ops->stop */
 	bool stopping;			/* ops->stop is waiting for the connection */
+	bool unplugging;		/* conn is in usbip__dev_detach(), or after */
 	struct usbip__conn *conn;	/* the importing connection, or NULL */
 	/* What the engine finished and the connection thread has yet to
 	 * give back / answer (ops->queue may not complete anything itself). */
@@ -118,7 +119,8 @@ int usbip__dev_describe(struct usbip__dev *dev, struct usbip_device_info *info,
 /* usbip_udc.c */
 int usbip__dev_create(struct usbip_server *srv, unsigned index, struct usbip__dev **out);
 void usbip__dev_destroy(struct usbip__dev *dev);
-/* Claim @dev for @conn: 0, USB_ENODEV (not bound) or USB_EBUSY. */
+/* Claim @dev for @conn: 0, USB_ENODEV (not bound) or USB_EBUSY. Waits
+ * (bounded, see usbip_udc.c) for a previous connection still letting go. */
 int usbip__dev_claim(struct usbip__dev *dev, struct usbip__conn *conn);
 void usbip__dev_release(struct usbip__dev *dev);
 struct usbip__ep *usbip__dev_ep(struct usbip__dev *dev, unsigned num, bool dir_in);
