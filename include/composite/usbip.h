@@ -94,6 +94,17 @@ struct usbip_event {
  *	USB_SPEED_HIGH (default) or USB_SPEED_SUPER (vhci_hcd attaches the
  *	device to its USB 3 root hub; 512-byte ep0, SuperSpeed descriptors
  *	and BOS). A bound driver with a lower max_speed caps it.
+ * @op_timeout_ms: how long a connection may take, from its accept, to
+ *	send its whole op request (OP_REQ_DEVLIST, or OP_REQ_IMPORT and its
+ *	busid) and take the reply; bytes arriving do not extend it. Past it
+ *	the connection is closed. Default 10000 (10 s); at least 1.
+ * @max_op_connections: connections in the op phase at once (imported
+ *	devices' connections are not counted: at most @num_devices).
+ *	Default 32. When all are taken, a new connection closes the oldest
+ *	one still reading its request, of the address holding the most.
+ * @max_op_connections_per_peer: op-phase connections at once from one
+ *	address; a new one past it closes that address's oldest one still
+ *	reading its request. Default 8; 1..@max_op_connections.
  * @max_urb_bytes: largest transfer_buffer_length one URB may claim; a
  *	larger claim closes the connection. Default 4 MiB.
  * @max_pending_bytes: most URB buffer memory one connection may hold at
@@ -109,6 +120,9 @@ struct usbip_server_config {
 	unsigned num_devices;
 	unsigned busnum;
 	enum usb_device_speed speed;
+	unsigned op_timeout_ms;
+	unsigned max_op_connections;
+	unsigned max_op_connections_per_peer;
 	size_t max_urb_bytes;
 	size_t max_pending_bytes;
 	void (*event)(void *ctx, const struct usbip_event *event);
