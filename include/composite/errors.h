@@ -49,6 +49,7 @@ enum usb_error {
 	USB_EMSGSIZE = 90,
 	USB_EOPNOTSUPP = 95,	/* operation not supported */
 	USB_EADDRINUSE = 98,
+	USB_EADDRNOTAVAIL = 99,	/* name does not resolve / address not local */
 	USB_ECONNABORTED = 103,
 	USB_ECONNRESET = 104,	/* request dequeued / URB unlinked */
 	USB_ENOBUFS = 105,

@@ -83,7 +83,9 @@ struct usbip_event {
  * struct usbip_server_config - how to serve; fill with
  * usbip_server_config_init() and change what you need.
  * @address: IPv4 or IPv6 literal or host name to listen on. Borrowed
- *	until usbip_server_create() returns. Default "127.0.0.1".
+ *	until usbip_server_create() returns. Default "127.0.0.1": USB/IP
+ *	has no authentication, so any other address (0.0.0.0 included) logs
+ *	a warning that the devices are reachable from the network.
  * @port: TCP port; default 3240; 0 lets the system choose (read it back
  *	with usbip_server_port()).
  * @num_devices: devices (UDCs) to export, 1..USBIP_MAX_DEVICES. Default 1.
@@ -92,6 +94,17 @@ struct usbip_event {
  *	USB_SPEED_HIGH (default) or USB_SPEED_SUPER (vhci_hcd attaches the
  *	device to its USB 3 root hub; 512-byte ep0, SuperSpeed descriptors
  *	and BOS). A bound driver with a lower max_speed caps it.
+ * @op_timeout_ms: how long a connection may take, from its accept, to
+ *	send its whole op request (OP_REQ_DEVLIST, or OP_REQ_IMPORT and its
+ *	busid) and take the reply; bytes arriving do not extend it. Past it
+ *	the connection is closed. Default 10000 (10 s); at least 1.
+ * @max_op_connections: connections in the op phase at once (imported
+ *	devices' connections are not counted: at most @num_devices).
+ *	Default 32. When all are taken, a new connection closes the oldest
+ *	one still reading its request, of the address holding the most.
+ * @max_op_connections_per_peer: op-phase connections at once from one
+ *	address; a new one past it closes that address's oldest one still
+ *	reading its request. Default 8; 1..@max_op_connections.
  * @max_urb_bytes: largest transfer_buffer_length one URB may claim; a
  *	larger claim closes the connection. Default 4 MiB.
  * @max_pending_bytes: most URB buffer memory one connection may hold at
@@ -110,6 +123,9 @@ struct usbip_server_config {
 	unsigned num_devices;
 	unsigned busnum;
 	enum usb_device_speed speed;
+	unsigned op_timeout_ms;
+	unsigned max_op_connections;
+	unsigned max_op_connections_per_peer;
 	size_t max_urb_bytes;
 	size_t max_pending_bytes;
 	size_t max_pending_urbs;
@@ -127,10 +143,13 @@ void usbip_server_config_init(struct usbip_server_config *cfg);
  * usbip_server_start().
  * @out: receives the server (owned by the caller: usbip_server_destroy()).
  * Context: any thread.
- * Return: 0; -USB_EINVAL for a bad configuration or address; -USB_EADDRINUSE
- * when the port is taken; -USB_EEXIST when a UDC of the same name is already
- * registered; -USB_ENOMEM; -USB_EIO for other socket errors. On error
- * nothing stays registered or open.
+ * Return: 0; -USB_EINVAL for a bad configuration; -USB_EADDRNOTAVAIL when
+ * @address does not resolve or is not an address of this machine (the
+ * resolver's own message and the name go to @log), -USB_EAGAIN when the
+ * resolver failed for now; -USB_EADDRINUSE when the port is taken;
+ * -USB_EEXIST when a UDC of the same name is already registered;
+ * -USB_ENOMEM; -USB_EIO for other socket errors. On error nothing stays
+ * registered or open.
  */
 int usbip_server_create(const struct usbip_server_config *cfg,
 			struct usbip_server **out);

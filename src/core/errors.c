@@ -45,6 +45,7 @@ static const struct error_name error_names[] = {
 	{ USB_EMSGSIZE, "EMSGSIZE (message too long)" },
 	{ USB_EOPNOTSUPP, "EOPNOTSUPP (operation not supported)" },
 	{ USB_EADDRINUSE, "EADDRINUSE (address in use)" },
+	{ USB_EADDRNOTAVAIL, "EADDRNOTAVAIL (address not available)" },
 	{ USB_ECONNABORTED, "ECONNABORTED (connection aborted)" },
 	{ USB_ECONNRESET, "ECONNRESET (cancelled / connection reset)" },
 	{ USB_ENOBUFS, "ENOBUFS (no buffer space)" },

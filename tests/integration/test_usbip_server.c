@@ -1138,7 +1138,7 @@ static void test_usbip_server_create_rejects_bad_config(void **state)
 	assert_int_equal(usbip_server_create(&cfg, &s), -USB_EINVAL);
 	usbip_server_config_init(&cfg);
 	cfg.address = "not an address!";
-	assert_int_equal(usbip_server_create(&cfg, &s), -USB_EINVAL);
+	assert_int_equal(usbip_server_create(&cfg, &s), -USB_EADDRNOTAVAIL);
 	/* The fixture's port is taken. */
 	usbip_server_config_init(&cfg);
 	cfg.port = port;

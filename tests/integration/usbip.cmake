@@ -40,11 +40,19 @@ set_target_properties(test_usbip_msf PROPERTIES C_EXTENSIONS OFF)
 add_test(NAME test_usbip_msf COMMAND test_usbip_msf)
 set_tests_properties(test_usbip_msf PROPERTIES LABELS integration TIMEOUT 180)
 
-# Both C suites again under valgrind memcheck (label "valgrind" only, the
+# The server's defences (issue #21): address warnings, floods, reconnects.
+add_executable(test_usbip_limits ${CMAKE_CURRENT_LIST_DIR}/test_usbip_limits.c)
+target_link_libraries(test_usbip_limits PRIVATE usbip_test_support PkgConfig::USBIP_CMOCKA
+                      composite_warnings)
+set_target_properties(test_usbip_limits PROPERTIES C_EXTENSIONS OFF)
+add_test(NAME test_usbip_limits COMMAND test_usbip_limits)
+set_tests_properties(test_usbip_limits PROPERTIES LABELS integration TIMEOUT 180)
+
+# The C suites again under valgrind memcheck (label "valgrind" only, the
 # stage scripts/test.sh runs on its own).
 find_program(USBIP_VALGRIND valgrind)
 if(USBIP_VALGRIND AND NOT COMPOSITE_SANITIZE)
-  foreach(t test_usbip_server test_usbip_msf)
+  foreach(t test_usbip_server test_usbip_msf test_usbip_limits)
     add_test(NAME ${t}_valgrind
              COMMAND ${USBIP_VALGRIND} --quiet --error-exitcode=97 --leak-check=full
                      --errors-for-leak-kinds=definite,indirect --track-fds=no

@@ -6,7 +6,9 @@
  * Touches the connection's socket and wake pipe (usbip_conn_posix.c owns
  * them), the server's device table and, through usbip__dev_describe() and
  * usbip__dev_claim(), the devices. Blocking by design: one request, one
- * reply, bounded by OP_TIMEOUT_MS.
+ * reply, the whole of it bounded by the connection's op deadline (the
+ * server's op_timeout_ms from the accept), however the bytes trickle in.
+ * Leaves USBIP_OP_READING once the request is in (usbip__op_request_in).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -16,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "usbip_priv.h"
@@ -30,23 +33,35 @@ void usbip__conn_drain_wake(struct usbip__conn *c)
 		;
 }
 
-/* The op phase is one request and one reply: a peer that stalls in it
- * for this long is dropped (it holds a thread). */
-#define OP_TIMEOUT_MS 30000
+/* Milliseconds left until @deadline (CLOCK_MONOTONIC), 0 when past. */
+static int ms_left(const struct timespec *deadline)
+{
+	struct timespec now;
+	long long ms;
 
-/* Wait for @events on the socket, or a kill. Return 0, USB_ECONNABORTED,
- * or USB_ETIMEDOUT. */
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ms = (long long)(deadline->tv_sec - now.tv_sec) * 1000 +
+	     (deadline->tv_nsec - now.tv_nsec) / 1000000;
+	return ms <= 0 ? 0 : ms > 0x7fffffff ? 0x7fffffff : (int)ms;
+}
+
+/* Wait for @events on the socket, or a kill, until the op deadline.
+ * Return 0, USB_ECONNABORTED, or USB_ETIMEDOUT. */
 static int wait_fd(struct usbip__conn *c, short events)
 {
 	for (;;) {
 		struct pollfd p[2] = { { c->fd, events, 0 }, { c->wake[0], POLLIN, 0 } };
 		int n;
 
+		int ms = ms_left(&c->op_deadline);
+
 		if (atomic_load(&c->killed))
 			return -USB_ECONNABORTED;
-		n = poll(p, 2, OP_TIMEOUT_MS);
-		if (n == 0)
+		if (ms == 0)
 			return -USB_ETIMEDOUT;
+		n = poll(p, 2, ms);
+		if (n == 0)
+			continue;	/* the deadline check says so */
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -115,6 +130,16 @@ static int write_exact(struct usbip__conn *c, const void *buf, size_t len)
 	return 0;
 }
 
+int usbip__op_request_in(struct usbip__conn *c)
+{
+	int expected = USBIP_OP_READING;
+
+	if (atomic_compare_exchange_strong(&c->op_state, &expected, USBIP_OP_SERVING))
+		return 0;
+	/* SERVING already: the accept loop found it whole in the socket. */
+	return expected == USBIP_OP_SERVING ? 0 : -USB_ECONNABORTED;
+}
+
 int usbip__op_devlist(struct usbip__conn *c)
 {
 	struct usbip_server *srv = c->srv;
@@ -125,10 +150,12 @@ int usbip__op_devlist(struct usbip__conn *c)
 	struct usbip_op_header oh = { USBIP_VERSION, USBIP_OP_REP_DEVLIST, USBIP_ST_OK };
 	size_t off = USBIP_OP_HEADER_SIZE + 4;
 	uint32_t ndev = 0;
-	int rc;
+	int rc = usbip__op_request_in(c);
 
-	if (!buf)
-		return -USB_ENOMEM;
+	if (rc < 0 || !buf) {
+		free(buf);
+		return rc < 0 ? rc : -USB_ENOMEM;
+	}
 	usbip__encode_op_header(buf, cap, &oh);
 	for (unsigned i = 0; i < srv->ndev; i++) {
 		struct usbip_device_info info;
@@ -177,6 +204,9 @@ int usbip__op_import(struct usbip__conn *c)
 		return rc == -USB_ENOTCONN ? usbip__conn_hostile(c, "truncated OP_REQ_IMPORT") : rc;
 	if (usbip__decode_import_request(body, sizeof(body), busid) < 0)
 		return usbip__conn_hostile(c, "OP_REQ_IMPORT busid not terminated");
+	rc = usbip__op_request_in(c);
+	if (rc < 0)
+		return rc;
 	dev = find_dev(c->srv, busid);
 	if (!dev) {
 		oh.status = USBIP_ST_NODEV;
@@ -205,5 +235,6 @@ int usbip__op_import(struct usbip__conn *c)
 		return rc;
 	}
 	c->dev = dev;
+	atomic_store(&c->op_state, USBIP_OP_IMPORTED);	/* no longer an op slot */
 	return 0;
 }

@@ -28,6 +28,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "composite/composite.h"
 #include "composite/udc.h"
@@ -88,6 +89,7 @@ struct usbip__dev {
 	bool registered;
 	bool started;			/* between ops->start and ops->stop */
 	bool stopping;			/* ops->stop is waiting for the connection */
+	bool unplugging;		/* conn is in usbip__dev_detach(), or after */
 	struct usbip__conn *conn;	/* the importing connection, or NULL */
 	/* What the engine finished and the connection thread has yet to
 	 * give back / answer (ops->queue may not complete anything itself). */
@@ -109,6 +111,10 @@ struct usbip_server {
 	bool running;
 	bool thread_started;
 	pthread_t thread;
+	/* accept loop only: op-phase evictions, and when one was last logged */
+	unsigned long evictions;
+	bool evictions_logged;
+	time_t eviction_log_time;
 	unsigned ndev;
 	struct usbip__dev *devs[USBIP_MAX_DEVICES];
 };
@@ -130,7 +136,8 @@ int usbip__dev_describe(struct usbip__dev *dev, struct usbip_device_info *info,
 /* usbip_udc.c */
 int usbip__dev_create(struct usbip_server *srv, unsigned index, struct usbip__dev **out);
 void usbip__dev_destroy(struct usbip__dev *dev);
-/* Claim @dev for @conn: 0, USB_ENODEV (not bound) or USB_EBUSY. */
+/* Claim @dev for @conn: 0, USB_ENODEV (not bound) or USB_EBUSY. Waits
+ * (bounded, see usbip_udc.c) for a previous connection still letting go. */
 int usbip__dev_claim(struct usbip__dev *dev, struct usbip__conn *conn);
 void usbip__dev_release(struct usbip__dev *dev);
 struct usbip__ep *usbip__dev_ep(struct usbip__dev *dev, unsigned num, bool dir_in);
@@ -190,6 +197,19 @@ bool usbip__dev_ep_is_iso(struct usbip__dev *dev, unsigned num, bool dir_in);
 /* One connection (usbip_conn_posix.c owns it; usbip_op_posix.c reads it). */
 enum usbip__rx_stage { USBIP_RX_HEADER, USBIP_RX_DATA, USBIP_RX_ISO };
 
+/*
+ * Where a connection is in its op phase (conn->op_state). The accept loop
+ * may evict a connection only while it is READING (CAS to EVICTED); the
+ * connection leaves READING by CAS once its whole request is in, so a
+ * request that was read is always answered.
+ */
+enum usbip__op_state {
+	USBIP_OP_READING,	/* reading its op request: evictable */
+	USBIP_OP_SERVING,	/* request in, being answered */
+	USBIP_OP_IMPORTED,	/* the URB stream of a device: not an op slot */
+	USBIP_OP_EVICTED	/* closed for a newer connection */
+};
+
 /* CMD_UNLINKs ahead of their CMD_SUBMIT remembered per connection. */
 #define USBIP_EARLY_UNLINKS 64
 
@@ -199,6 +219,12 @@ struct usbip__conn {
 	int fd;
 	int wake[2];
 	char peer[64];
+	/* Op-phase accounting, set by the accept loop before the thread
+	 * starts: the peer's address without the port (the per-peer cap), the
+	 * end of the op phase (CLOCK_MONOTONIC), and enum usbip__op_state. */
+	char peer_addr[64];
+	struct timespec op_deadline;
+	atomic_int op_state;
 	pthread_t thread;
 	atomic_bool killed;
 	atomic_bool finished;
@@ -245,13 +271,17 @@ struct usbip__conn {
 
 /* usbip_op_posix.c */
 /* Read exactly @len bytes (op phase). Return 0; USB_ENOTCONN on EOF;
- * USB_ETIMEDOUT, USB_ECONNABORTED (killed), USB_ECONNRESET, USB_EIO. */
+ * USB_ETIMEDOUT (past conn->op_deadline), USB_ECONNABORTED (killed),
+ * USB_ECONNRESET, USB_EIO. */
 int usbip__op_read(struct usbip__conn *c, void *buf, size_t len);
 /* Answer OP_REQ_DEVLIST. Return 0 or a negative error. */
 int usbip__op_devlist(struct usbip__conn *c);
 /* Answer OP_REQ_IMPORT (its body is read here). Return 0 with c->dev
  * claimed, 1 when refused (the reply was sent), or a negative error. */
 int usbip__op_import(struct usbip__conn *c);
+/* The whole op request is in: leave USBIP_OP_READING. Return 0, or
+ * USB_ECONNABORTED when the accept loop evicted the connection first. */
+int usbip__op_request_in(struct usbip__conn *c);
 /* Empty the wake pipe. */
 void usbip__conn_drain_wake(struct usbip__conn *c);
 

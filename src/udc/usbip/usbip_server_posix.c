@@ -1,12 +1,17 @@
 /*
- * usbip_server_posix.c - the USB/IP server: listening socket, accept loop,
- * connection threads, stop through a self-pipe, logging and events, and
- * the device records of OP_REP_DEVLIST / OP_REP_IMPORT.
+ * usbip_server_posix.c - the USB/IP server: listening socket (and what it
+ * says about the address), accept loop with the op-phase slots (caps in
+ * all and per peer address, eviction of the oldest connection still
+ * reading its request), connection threads, stop through a self-pipe,
+ * logging and events, and the device records of OP_REP_DEVLIST /
+ * OP_REP_IMPORT.
  *
  * Owns struct usbip_server, its devices (usbip_udc.c) and the list of
- * connections (usbip_conn_posix.c), which it joins. Reads a bound composite
- * device's descriptors (under the device's lock, while it is started) to
- * describe it; touches nothing else of the core.
+ * connections (usbip_conn_posix.c), which it joins; sets a connection's
+ * op-phase fields before its thread starts and only CASes op_state after
+ * (usbip_priv.h). Reads a bound composite device's descriptors (under the
+ * device's lock, while it is started) to describe it; touches nothing else
+ * of the core.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -21,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "composite/function.h"
@@ -34,6 +40,9 @@ void usbip_server_config_init(struct usbip_server_config *cfg)
 	cfg->num_devices = 1;
 	cfg->busnum = 1;
 	cfg->speed = USB_SPEED_HIGH;
+	cfg->op_timeout_ms = 10000;
+	cfg->max_op_connections = 32;
+	cfg->max_op_connections_per_peer = 8;
 	cfg->max_urb_bytes = 4u << 20;
 	cfg->max_pending_bytes = 64u << 20;
 	cfg->max_pending_urbs = 4096;
@@ -170,22 +179,58 @@ static int set_cloexec_nonblock(int fd)
 	return fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 }
 
+/* The resolver's failure as an error number (its text goes to the log). */
+static int gai_error(int err)
+{
+	switch (err) {
+	case EAI_AGAIN:
+		return -USB_EAGAIN;
+	case EAI_MEMORY:
+		return -USB_ENOMEM;
+	case EAI_SYSTEM:
+		return -USB_EIO;
+	default:	/* EAI_NONAME, EAI_FAIL, EAI_NODATA, EAI_FAMILY... */
+		return -USB_EADDRNOTAVAIL;
+	}
+}
+
+static bool is_loopback(const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *sin = (const void *)ss;
+
+		return (ntohl(sin->sin_addr.s_addr) >> 24) == 127;
+	}
+	if (ss->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *sin6 = (const void *)ss;
+		const uint8_t *a = sin6->sin6_addr.s6_addr;
+
+		return IN6_IS_ADDR_LOOPBACK(&sin6->sin6_addr) ||
+		       (IN6_IS_ADDR_V4MAPPED(&sin6->sin6_addr) && a[12] == 127);
+	}
+	return false;
+}
+
 static int open_listener(struct usbip_server *srv)
 {
 	struct addrinfo hints, *res = NULL, *ai;
+	struct sockaddr_storage ss;
 	char portstr[16];
-	int rc = -USB_EINVAL, fd = -1;
+	int rc = -USB_EADDRNOTAVAIL, fd = -1, gai;
 
 	memset(&hints, 0, sizeof(hints));
 	hints.ai_family = AF_UNSPEC;
 	hints.ai_socktype = SOCK_STREAM;
 	hints.ai_flags = AI_PASSIVE;
 	snprintf(portstr, sizeof(portstr), "%u", srv->cfg.port);
-	if (getaddrinfo(srv->address, portstr, &hints, &res) != 0)
-		return -USB_EINVAL;
+	gai = getaddrinfo(srv->address, portstr, &hints, &res);
+	if (gai != 0) {
+		usbip__log(srv, "cannot resolve address \"%s\": %s", srv->address,
+			   gai == EAI_SYSTEM ? strerror(errno) : gai_strerror(gai));
+		return gai_error(gai);
+	}
 	for (ai = res; ai; ai = ai->ai_next) {
 		int one = 1;
-		struct sockaddr_storage ss;
 		socklen_t len = sizeof(ss);
 
 		fd = socket(ai->ai_family, ai->ai_socktype, ai->ai_protocol);
@@ -195,12 +240,15 @@ static int open_listener(struct usbip_server *srv)
 		}
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 		if (bind(fd, ai->ai_addr, ai->ai_addrlen) < 0) {
-			rc = errno == EADDRINUSE ? -USB_EADDRINUSE : -USB_EIO;
+			rc = errno == EADDRINUSE ? -USB_EADDRINUSE :
+			     errno == EADDRNOTAVAIL ? -USB_EADDRNOTAVAIL : -USB_EIO;
 			close(fd);
 			fd = -1;
 			continue;
 		}
-		if (listen(fd, 16) < 0 || set_cloexec_nonblock(fd) < 0 ||
+		/* A deep backlog: a flood must not push a real host's SYN out
+		 * while the accept loop catches up (it drains it each turn). */
+		if (listen(fd, SOMAXCONN) < 0 || set_cloexec_nonblock(fd) < 0 ||
 		    getsockname(fd, (struct sockaddr *)&ss, &len) < 0) {
 			rc = -USB_EIO;
 			close(fd);
@@ -214,9 +262,17 @@ static int open_listener(struct usbip_server *srv)
 		break;
 	}
 	freeaddrinfo(res);
-	if (rc == 0)
-		srv->listen_fd = fd;
-	return rc;
+	if (rc < 0) {
+		usbip__log(srv, "cannot listen on %s port %u: %s", srv->address, srv->cfg.port,
+			   usb_strerror(rc));
+		return rc;
+	}
+	srv->listen_fd = fd;
+	if (!is_loopback(&ss))
+		usbip__log(srv, "warning: listening on %s, not a loopback address: every host "
+			   "that reaches port %u can list and import the devices, with no "
+			   "authentication", srv->address, srv->port);
+	return 0;
 }
 
 int usbip_server_create(const struct usbip_server_config *cfg, struct usbip_server **out)
@@ -228,6 +284,9 @@ int usbip_server_create(const struct usbip_server_config *cfg, struct usbip_serv
 	    cfg->busnum < 1 || cfg->busnum > 255 || cfg->port > 65535 ||
 	    (cfg->speed != USB_SPEED_FULL && cfg->speed != USB_SPEED_HIGH &&
 	     cfg->speed != USB_SPEED_SUPER) ||
+	    cfg->op_timeout_ms == 0 || cfg->max_op_connections == 0 ||
+	    cfg->max_op_connections_per_peer == 0 ||
+	    cfg->max_op_connections_per_peer > cfg->max_op_connections ||
 	    cfg->max_urb_bytes == 0 || cfg->max_urb_bytes > 0xffffffffu ||
 	    cfg->max_pending_bytes < cfg->max_urb_bytes || cfg->max_pending_urbs == 0)
 		return -USB_EINVAL;
@@ -319,62 +378,203 @@ static void reap(struct usbip_server *srv, bool all)
 	}
 }
 
-static void format_peer(const struct sockaddr_storage *ss, socklen_t len, char *out, size_t size)
+/* "ADDRESS:PORT" into @out, the address alone into @addr. */
+static void format_peer(const struct sockaddr_storage *ss, socklen_t len, char *out, size_t size,
+			char *addr, size_t addr_size)
 {
 	char host[64], serv[16];
 
 	if (getnameinfo((const struct sockaddr *)ss, len, host, sizeof(host), serv, sizeof(serv),
-			NI_NUMERICHOST | NI_NUMERICSERV) != 0)
+			NI_NUMERICHOST | NI_NUMERICSERV) != 0) {
 		snprintf(out, size, "?");
-	else
+		snprintf(addr, addr_size, "?");
+	} else {
 		snprintf(out, size, "%s:%s", host, serv);
+		snprintf(addr, addr_size, "%s", host);
+	}
 }
 
-/* Connections at once; more are refused (each has a thread). */
-#define MAX_CONNECTIONS 64u
+/*
+ * Op-phase slots. Each connection has a thread; those in the op phase
+ * (READING or SERVING, see enum usbip__op_state) are bounded in all and
+ * per peer address, imported ones by the device count. A new connection
+ * never waits for a slot: past a cap it takes the slot of the oldest
+ * connection still READING, of its own address when that address is at
+ * its cap, else of the address holding the most. So neither idle sockets
+ * nor slow drips (op_timeout_ms bounds them anyway) nor a flood keep a
+ * host out, even one on the attacker's own address: a host's request
+ * comes with or right after its connection, and once it is read the
+ * connection is no longer evictable. A new connection is refused only
+ * when every slot it could take is SERVING (answers take milliseconds).
+ */
+static bool op_slot(struct usbip__conn *c)
+{
+	int st = atomic_load(&c->op_state);
 
-static unsigned count_conns(struct usbip_server *srv)
+	return !usbip__conn_finished(c) && (st == USBIP_OP_READING || st == USBIP_OP_SERVING);
+}
+
+static unsigned count_addr(struct usbip_server *srv, const char *addr, bool reading_only)
 {
 	struct list_head *pos;
 	unsigned n = 0;
 
-	pthread_mutex_lock(&srv->lock);
-	list_for_each(pos, &srv->conns)
-		n++;
-	pthread_mutex_unlock(&srv->lock);
+	list_for_each(pos, &srv->conns) {
+		struct usbip__conn *c = usbip__conn_from_srv_link(pos);
+
+		if (op_slot(c) && strcmp(c->peer_addr, addr) == 0 &&
+		    (!reading_only || atomic_load(&c->op_state) == USBIP_OP_READING))
+			n++;
+	}
 	return n;
 }
 
-static void accept_one(struct usbip_server *srv)
+/* srv->lock held. The oldest READING connection of @addr (NULL: of the
+ * address with the most READING ones). */
+static struct usbip__conn *oldest_reading(struct usbip_server *srv, const char *addr)
+{
+	struct usbip__conn *best = NULL;
+	unsigned best_n = 0;
+	struct list_head *pos;
+
+	list_for_each(pos, &srv->conns) {
+		struct usbip__conn *c = usbip__conn_from_srv_link(pos);
+		unsigned n;
+
+		if (!op_slot(c) || atomic_load(&c->op_state) != USBIP_OP_READING)
+			continue;
+		if (addr) {
+			if (strcmp(c->peer_addr, addr) == 0)
+				return c;	/* the list is in accept order */
+			continue;
+		}
+		n = count_addr(srv, c->peer_addr, true);
+		if (n > best_n) {
+			best = c;
+			best_n = n;
+		}
+	}
+	return best;
+}
+
+/*
+ * srv->lock held. Make room for a connection from @addr: 0 when there is
+ * room, with the evicted connection (off the list, killed, for the caller
+ * to join) in *@victim; USB_EBUSY when no slot can be taken.
+ */
+static int make_room(struct usbip_server *srv, const char *addr, struct usbip__conn **victim)
+{
+	*victim = NULL;
+	for (int tries = 0; tries < 8; tries++) {
+		struct list_head *pos;
+		unsigned total = 0;
+		struct usbip__conn *v;
+		int expected = USBIP_OP_READING;
+
+		list_for_each(pos, &srv->conns)
+			total += op_slot(usbip__conn_from_srv_link(pos));
+		if (count_addr(srv, addr, false) >= srv->cfg.max_op_connections_per_peer)
+			v = oldest_reading(srv, addr);
+		else if (total >= srv->cfg.max_op_connections)
+			v = oldest_reading(srv, NULL);
+		else
+			return 0;
+		if (!v)
+			return -USB_EBUSY;
+		/* It may have just read its request: then it keeps its slot. */
+		if (atomic_compare_exchange_strong(&v->op_state, &expected, USBIP_OP_EVICTED)) {
+			list_del_init(usbip__conn_srv_link(v));
+			usbip__conn_kill(v);
+			*victim = v;
+			return 0;
+		}
+	}
+	return -USB_EBUSY;
+}
+
+/* Is a whole op request already waiting on @fd? (Then the connection is
+ * SERVING from the start and never evictable.) */
+static bool request_waiting(int fd)
+{
+	uint8_t b[USBIP_OP_HEADER_SIZE + USBIP_BUSID_SIZE];
+	ssize_t n = recv(fd, b, sizeof(b), MSG_PEEK);
+	size_t need;
+
+	if (n < (ssize_t)USBIP_OP_HEADER_SIZE)
+		return false;
+	need = usbip__get_be16(b + 2) == USBIP_OP_REQ_IMPORT ? sizeof(b) : USBIP_OP_HEADER_SIZE;
+	return (size_t)n >= need;
+}
+
+/* Evictions, logged at most once a second (a flood would flood the log). */
+static void log_eviction(struct usbip_server *srv, const char *peer)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	srv->evictions++;
+	if (srv->evictions_logged && now.tv_sec < srv->eviction_log_time + 1)
+		return;
+	usbip__log(srv, "op-phase slots full: closed %s, the oldest connection still "
+		   "reading its request (%lu so far)", peer, srv->evictions);
+	srv->evictions_logged = true;
+	srv->eviction_log_time = now.tv_sec;
+}
+
+static void set_deadline(struct timespec *t, unsigned ms)
+{
+	clock_gettime(CLOCK_MONOTONIC, t);
+	t->tv_sec += (time_t)(ms / 1000u);
+	t->tv_nsec += (long)(ms % 1000u) * 1000000L;
+	if (t->tv_nsec >= 1000000000L) {
+		t->tv_sec++;
+		t->tv_nsec -= 1000000000L;
+	}
+}
+
+/* Accept one connection. Return false when none was waiting. */
+static bool accept_one(struct usbip_server *srv)
 {
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss);
-	char peer[80];
-	struct usbip__conn *c;
-	int one = 1;
+	char peer[80], addr[64];
+	struct usbip__conn *c, *victim;
+	int one = 1, rc;
 	int fd = accept(srv->listen_fd, (struct sockaddr *)&ss, &len);
 
 	if (fd < 0)
-		return;	/* EAGAIN, ECONNABORTED, EMFILE...: try again later */
+		return false;	/* EAGAIN, ECONNABORTED, EMFILE...: try again later */
 	fcntl(fd, F_SETFD, FD_CLOEXEC);
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	format_peer(&ss, len, peer, sizeof(peer));
+	format_peer(&ss, len, peer, sizeof(peer), addr, sizeof(addr));
 	reap(srv, false);
-	if (count_conns(srv) >= MAX_CONNECTIONS) {
-		usbip__log(srv, "%s: refused, %u connections already", peer, MAX_CONNECTIONS);
-		close(fd);
-		return;
-	}
 	c = usbip__conn_new(srv, fd, peer);
 	if (!c) {
 		usbip__log(srv, "%s: out of memory, connection refused", peer);
 		close(fd);
-		return;
+		return true;
 	}
+	snprintf(c->peer_addr, sizeof(c->peer_addr), "%s", addr);
+	set_deadline(&c->op_deadline, srv->cfg.op_timeout_ms);
+	atomic_store(&c->op_state, request_waiting(fd) ? USBIP_OP_SERVING : USBIP_OP_READING);
 	pthread_mutex_lock(&srv->lock);
-	list_add_tail(usbip__conn_srv_link(c), &srv->conns);
+	rc = make_room(srv, addr, &victim);
+	if (rc == 0)
+		list_add_tail(usbip__conn_srv_link(c), &srv->conns);
 	pthread_mutex_unlock(&srv->lock);
+	if (victim) {
+		/* It was READING: it ends at once. Joined here, so evicted
+		 * threads never pile up however fast connections come. */
+		log_eviction(srv, victim->peer);
+		usbip__conn_join_free(victim);
+	}
+	if (rc < 0) {
+		usbip__log(srv, "%s: refused, every op-phase slot it could take is answering",
+			   peer);
+		usbip__conn_free_unstarted(c);
+		return true;
+	}
 	if (usbip__conn_start(c) != 0) {
 		usbip__log(srv, "%s: no thread for the connection", peer);
 		pthread_mutex_lock(&srv->lock);
@@ -382,6 +582,7 @@ static void accept_one(struct usbip_server *srv)
 		pthread_mutex_unlock(&srv->lock);
 		usbip__conn_free_unstarted(c);
 	}
+	return true;
 }
 
 int usbip_server_run(struct usbip_server *srv)
@@ -408,9 +609,11 @@ int usbip_server_run(struct usbip_server *srv)
 		}
 		if (p[1].revents)
 			break;
-		if (p[0].revents & POLLIN)
-			accept_one(srv);
-		else if (p[0].revents & (POLLERR | POLLNVAL)) {
+		if (p[0].revents & POLLIN) {
+			/* Drain the backlog (bounded, to reap and see a stop). */
+			for (int i = 0; i < 64 && accept_one(srv); i++)
+				;
+		} else if (p[0].revents & (POLLERR | POLLNVAL)) {
 			rc = -USB_EIO;
 			break;
 		}

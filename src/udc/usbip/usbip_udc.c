@@ -9,9 +9,13 @@
  * a request: what the engine finishes waits in dev->done until the
  * connection thread (the event context) gives it back.
  */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "usbip_priv.h"
 
@@ -289,9 +293,18 @@ int usbip__dev_create(struct usbip_server *srv, unsigned index, struct usbip__de
 		rc = -USB_ENOMEM;
 		goto fail_free;
 	}
-	if (pthread_cond_init(&dev->cond, NULL) != 0) {
-		rc = -USB_ENOMEM;
-		goto fail_mutex;
+	{
+		/* dev->cond is waited on with deadlines (usbip__dev_claim). */
+		pthread_condattr_t ca;
+		bool ok = pthread_condattr_init(&ca) == 0;
+
+		ok = ok && pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) == 0 &&
+		     pthread_cond_init(&dev->cond, &ca) == 0;
+		pthread_condattr_destroy(&ca);
+		if (!ok) {
+			rc = -USB_ENOMEM;
+			goto fail_mutex;
+		}
 	}
 	udcx__done_init(&dev->done);
 	usb_gadget_init(&dev->gadget);
@@ -340,17 +353,54 @@ void usbip__dev_destroy(struct usbip__dev *dev)
 	free(dev);
 }
 
+/*
+ * A host that detaches and attaches again at once can ask for the device
+ * before the previous connection has let it go: its thread has to see the
+ * EOF, then unplug the gadget (usbip__dev_detach(): pending requests
+ * flushed, the functions disabled). The import waits for that instead of
+ * answering "device busy": CLAIM_GRACE_MS for the old connection to begin
+ * its teardown, CLAIM_TEARDOWN_MS (from the request) for it to finish.
+ * A device that stays in use is refused after CLAIM_GRACE_MS.
+ */
+#define CLAIM_GRACE_MS 100
+#define CLAIM_TEARDOWN_MS 5000
+
+static void add_ms(struct timespec *t, const struct timespec *from, unsigned ms)
+{
+	t->tv_sec = from->tv_sec + (time_t)(ms / 1000u);
+	t->tv_nsec = from->tv_nsec + (long)(ms % 1000u) * 1000000L;
+	if (t->tv_nsec >= 1000000000L) {
+		t->tv_sec++;
+		t->tv_nsec -= 1000000000L;
+	}
+}
+
 int usbip__dev_claim(struct usbip__dev *dev, struct usbip__conn *conn)
 {
+	struct timespec start, until, now;
 	int rc = 0;
 
+	clock_gettime(CLOCK_MONOTONIC, &start);
 	pthread_mutex_lock(&dev->lock);
-	if (!dev->started)
-		rc = -USB_ENODEV;
-	else if (dev->conn)
-		rc = -USB_EBUSY;
-	else
-		dev->conn = conn;
+	for (;;) {
+		if (!dev->started) {
+			rc = -USB_ENODEV;
+			break;
+		}
+		if (!dev->conn) {
+			dev->conn = conn;
+			break;
+		}
+		/* The limit grows once the old connection begins its unplug. */
+		add_ms(&until, &start, dev->unplugging ? CLAIM_TEARDOWN_MS : CLAIM_GRACE_MS);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec > until.tv_sec ||
+		    (now.tv_sec == until.tv_sec && now.tv_nsec >= until.tv_nsec)) {
+			rc = -USB_EBUSY;
+			break;
+		}
+		pthread_cond_timedwait(&dev->cond, &dev->lock, &until);
+	}
 	pthread_mutex_unlock(&dev->lock);
 	return rc;
 }
@@ -359,6 +409,7 @@ void usbip__dev_release(struct usbip__dev *dev)
 {
 	pthread_mutex_lock(&dev->lock);
 	dev->conn = NULL;
+	dev->unplugging = false;
 	pthread_cond_broadcast(&dev->cond);
 	pthread_mutex_unlock(&dev->lock);
 }
@@ -513,6 +564,8 @@ void usbip__dev_detach(struct usbip__dev *dev, struct list_head *done_urbs)
 
 	udcx__done_init(&done);
 	pthread_mutex_lock(&dev->lock);
+	dev->unplugging = true;	/* an import may wait for the release */
+	pthread_cond_broadcast(&dev->cond);
 	udcx__ep_flush_urbs(&dev->ep0.x, -USB_ESHUTDOWN, &dev->done);
 	for (unsigned in = 0; in < 2; in++)
 		for (unsigned n = 0; n < USBIP_MAX_ENDPOINT; n++)
