@@ -110,7 +110,10 @@ struct fsg_backend {
 
 /**
  * fsg_backend_file_open() - a backend on a regular file or block device
- * (POSIX builds only). Opened read-write unless @ro; a read-write open that
+ * (POSIX builds only). Anything else (a FIFO, a directory, a character
+ * device) is refused without blocking in open(), with a line naming the
+ * file in the library's log (usb_composite_set_log_handler()). Opened
+ * read-write unless @ro; a read-write open that
  * fails with EROFS or EACCES falls back to read-only (see ops->read_only).
  * A block device reports its logical block size. @sync_fua: write
  * through: the file is opened O_DSYNC, so every write is durable when it

@@ -1,12 +1,15 @@
 /*
  * backend_file_posix.c - the file block backend on POSIX: a regular file
  * or a block device, read and written with pread/pwrite, flushed with
- * fdatasync. A read-write open refused with EROFS or EACCES falls back to
- * read-only, as Linux's fsg_lun_open does. With sync_fua the file is
- * opened O_DSYNC: every write is durable when pwrite returns, as Linux's
- * file is once its first FUA write has set O_SYNC on it.
+ * fdatasync. Anything else (a FIFO, a directory, a character device) is
+ * refused, without blocking in open(), with a line naming the file in the
+ * library's log (composite__warn, usb_composite_set_log_handler()). A
+ * read-write open refused with EROFS or EACCES falls back to read-only,
+ * as Linux's fsg_lun_open does. With sync_fua the file is opened O_DSYNC:
+ * every write is durable when pwrite returns, as Linux's file is once its
+ * first FUA write has set O_SYNC on it.
  *
- * Touches only its own object and file descriptor.
+ * Touches only its own object and file descriptor, and the log.
  */
 #define _GNU_SOURCE	/* O_CLOEXEC with older libcs, BLKGETSIZE64 */
 
@@ -20,6 +23,7 @@
 #include <sys/ioctl.h>
 #endif
 
+#include "core/core.h"	/* composite__warn(): the library's one log */
 #include "msf_internal.h"
 
 #ifndef O_DSYNC
@@ -150,12 +154,32 @@ static const struct fsg_backend_ops file_ops = {
 	.release = file_release,
 };
 
+/*
+ * Open @path with @flags, O_NONBLOCK added so that a FIFO (or a device
+ * waiting for a carrier) cannot block here; @st gets its fstat(). Return
+ * the descriptor or a negative error (errno kept for the caller).
+ */
+static int open_nonblock(const char *path, int flags, struct stat *st)
+{
+	int fd = open(path, flags | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+
+	if (fd < 0)
+		return map_errno(errno);
+	if (fstat(fd, st) < 0) {
+		int rc = map_errno(errno);
+
+		close(fd);
+		return rc;
+	}
+	return fd;
+}
+
 int fsg_backend_file_open(struct fsg_backend **out, const char *path, bool ro,
 			  bool sync_fua)
 {
 	struct file_backend *f;
 	struct stat st;
-	int fd = -1, rc;
+	int fd = -1, fl, rc;
 
 	if (!out)
 		return -USB_EINVAL;
@@ -164,18 +188,32 @@ int fsg_backend_file_open(struct fsg_backend **out, const char *path, bool ro,
 		return -USB_EINVAL;
 
 	if (!ro) {
-		fd = open(path, O_RDWR | O_CLOEXEC | (sync_fua ? O_DSYNC : 0));
-		if (fd < 0 && (errno == EROFS || errno == EACCES))
+		fd = open_nonblock(path, O_RDWR | (sync_fua ? O_DSYNC : 0), &st);
+		if (fd == -USB_EROFS || fd == -USB_EACCES) {
 			ro = true;	/* fall back, as Linux does */
-		else if (fd < 0)
-			return map_errno(errno);
+		} else if (fd < 0 && errno == EISDIR) {
+			composite__warn("mass storage: %s: not a regular file or block device, "
+					"refused", path);
+			return -USB_EINVAL;
+		} else if (fd < 0) {
+			return fd;
+		}
 	}
-	if (fd < 0) {
-		fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (ro && fd < 0) {
+		fd = open_nonblock(path, O_RDONLY, &st);
 		if (fd < 0)
-			return map_errno(errno);
+			return fd;
 	}
-	if (fstat(fd, &st) < 0) {
+	/* Checked on the descriptor itself: the path may change meanwhile. */
+	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
+		composite__warn("mass storage: %s: not a regular file or block device, refused",
+				path);
+		rc = -USB_EINVAL;
+		goto fail_fd;
+	}
+	/* Blocking I/O from here on (O_NONBLOCK only guarded the open). */
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
 		rc = map_errno(errno);
 		goto fail_fd;
 	}
@@ -190,7 +228,7 @@ int fsg_backend_file_open(struct fsg_backend **out, const char *path, bool ro,
 	f->block_size = 512;
 	if (S_ISREG(st.st_mode)) {
 		f->size = (uint64_t)st.st_size;
-	} else if (S_ISBLK(st.st_mode)) {
+	} else {
 #if defined(__linux__) && defined(BLKGETSIZE64) && defined(BLKSSZGET)
 		uint64_t bytes = 0;
 		int ssz = 0;
@@ -211,9 +249,6 @@ int fsg_backend_file_open(struct fsg_backend **out, const char *path, bool ro,
 		}
 		f->size = (uint64_t)end;
 #endif
-	} else {
-		rc = -USB_EINVAL;	/* a directory, a pipe... */
-		goto fail_f;
 	}
 	if (f->size < f->block_size) {
 		rc = -USB_EINVAL;	/* not even one block */
