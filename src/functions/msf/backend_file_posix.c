@@ -4,8 +4,9 @@
  * fdatasync. Anything else (a FIFO, a directory, a character device) is
  * refused, without blocking in open(), with a line naming the file in the
  * library's log (composite__warn, usb_composite_set_log_handler()). A
+ * file whose mode has no write bit is opened read-only, also by root; a
  * read-write open refused with EROFS or EACCES falls back to read-only,
- * as Linux's fsg_lun_open does. With sync_fua the file is opened O_DSYNC:
+ * as Linux's fsg_lun_open does; both are logged. With sync_fua the file is opened O_DSYNC:
  * every write is durable when pwrite returns, as Linux's file is once its
  * first FUA write has set O_SYNC on it.
  *
@@ -187,29 +188,44 @@ int fsg_backend_file_open(struct fsg_backend **out, const char *path, bool ro,
 	if (!path || !path[0])
 		return -USB_EINVAL;
 
-	if (!ro) {
-		fd = open_nonblock(path, O_RDWR | (sync_fua ? O_DSYNC : 0), &st);
-		if (fd == -USB_EROFS || fd == -USB_EACCES) {
-			ro = true;	/* fall back, as Linux does */
-		} else if (fd < 0 && errno == EISDIR) {
-			composite__warn("mass storage: %s: not a regular file or block device, "
-					"refused", path);
-			return -USB_EINVAL;
-		} else if (fd < 0) {
-			return fd;
-		}
-	}
-	if (ro && fd < 0) {
-		fd = open_nonblock(path, O_RDONLY, &st);
-		if (fd < 0)
-			return fd;
-	}
-	/* Checked on the descriptor itself: the path may change meanwhile. */
+	/* Read-only first: the type and mode are known before any write open. */
+	fd = open_nonblock(path, O_RDONLY, &st);
+	if (fd < 0)
+		return fd;
 	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
 		composite__warn("mass storage: %s: not a regular file or block device, refused",
 				path);
 		rc = -USB_EINVAL;
 		goto fail_fd;
+	}
+	/* Nobody may write it: not root either (who open() would let). */
+	if (!ro && !(st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH))) {
+		composite__warn("mass storage: %s: mode %03o has no write permission, "
+				"opened read-only", path, (unsigned)(st.st_mode & 0777));
+		ro = true;
+	}
+	if (!ro) {
+		struct stat rw_st;
+		int rw = open_nonblock(path, O_RDWR | (sync_fua ? O_DSYNC : 0), &rw_st);
+
+		if (rw == -USB_EROFS || rw == -USB_EACCES) {
+			/* Fall back, as Linux does. */
+			composite__warn("mass storage: %s: %s for writing, opened read-only", path,
+					rw == -USB_EROFS ? "read-only file system" : "no permission");
+			ro = true;
+		} else if (rw < 0) {
+			rc = rw;
+			goto fail_fd;
+		} else if (rw_st.st_dev != st.st_dev || rw_st.st_ino != st.st_ino) {
+			/* Replaced between the two opens: what was checked is gone. */
+			close(rw);
+			rc = -USB_EAGAIN;
+			goto fail_fd;
+		} else {
+			close(fd);
+			fd = rw;
+			st = rw_st;
+		}
 	}
 	/* Blocking I/O from here on (O_NONBLOCK only guarded the open). */
 	fl = fcntl(fd, F_GETFL);
