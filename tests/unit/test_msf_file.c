@@ -2,7 +2,8 @@
  * test_msf_file.c - what the file backend (backend_file_posix.c) opens and
  * refuses: only regular files and block devices, without blocking on a
  * FIFO, and a message naming a refused file (through the library's log
- * handler); a file nobody may write opened read-only, also as root.
+ * handler); a file nobody may write opened read-only, also as root; a
+ * file that shrank while served never grown back by a WRITE.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -235,6 +236,61 @@ static void test_msf_file_mode_444_opens_read_only(void **state)
 	free(path);
 }
 
+/*
+ * An image truncated while served keeps the capacity the LUN opened it
+ * with, but a WRITE past its new end must not grow it again: the blocks
+ * inside are written, the rest is WRITE ERROR (03/0C/02) at the first LBA
+ * past the end, as a READ there is UNRECOVERED READ ERROR.
+ */
+static void test_msf_file_shrunk_file_does_not_grow(void **state)
+{
+	char *path = make_file(1u << 20);	/* 2048 blocks */
+	uint8_t buf[2 * 512], back[512];
+	struct msf_fx *fx = msf_fx_new();
+	struct stat st;
+	uint32_t info;
+	bool valid;
+	int fd;
+
+	(void)state;
+	fx->cfg.luns[0].filename = path;
+	msf_fx_up(fx, USB_SPEED_HIGH);
+	assert_int_equal(msf_fx_clear_ua(fx, 0), 0);
+	assert_int_equal(truncate(path, 512 * 1024), 0);	/* 1024 blocks left */
+	memset(buf, 0x5c, sizeof(buf));
+
+	assert_int_equal(msf_fx_write10(fx, 0, 1500, 2, buf, sizeof(buf), 0), 1);
+	assert_int_equal(msf_fx_sense(fx, 0, &info, &valid), 0x030c02);
+	assert_true(valid);
+	assert_int_equal(info, 1500);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_size, 512 * 1024);
+
+	/* Across the new end: the block inside lands, the next one fails. */
+	assert_int_equal(msf_fx_write10(fx, 0, 1023, 2, buf, sizeof(buf), 0x08), 1);
+	assert_int_equal(msf_fx_sense(fx, 0, &info, &valid), 0x030c02);
+	assert_int_equal(info, 1024);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_size, 512 * 1024);
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, back, 512, 1023 * 512), 512);
+	assert_memory_equal(back, buf, 512);
+	close(fd);
+
+	/* A READ past the end: the medium error it always was. */
+	assert_int_equal(msf_fx_read10(fx, 0, 1500, 1, back, 512, 0), 1);
+	assert_int_equal(msf_fx_sense(fx, 0, &info, NULL), 0x031100);
+	assert_int_equal(info, 1500);
+	/* Inside the file all is as before. */
+	assert_int_equal(msf_fx_write10(fx, 0, 10, 2, buf, sizeof(buf), 0), 0);
+	msf_fx_free(fx);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_size, 512 * 1024);
+	unlink(path);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -243,6 +299,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_msf_file_fifo_lun_fails_init, setup_log,
 						teardown_log),
 		cmocka_unit_test_setup_teardown(test_msf_file_mode_444_opens_read_only,
+						setup_log, teardown_log),
+		cmocka_unit_test_setup_teardown(test_msf_file_shrunk_file_does_not_grow,
 						setup_log, teardown_log),
 	};
 

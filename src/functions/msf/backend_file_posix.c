@@ -6,7 +6,8 @@
  * library's log (composite__warn, usb_composite_set_log_handler()). A
  * file whose mode has no write bit is opened read-only, also by root; a
  * read-write open refused with EROFS or EACCES falls back to read-only,
- * as Linux's fsg_lun_open does; both are logged. With sync_fua the file is opened O_DSYNC:
+ * as Linux's fsg_lun_open does; both are logged. A write never extends
+ * a file that shrank while served. With sync_fua the file is opened O_DSYNC:
  * every write is durable when pwrite returns, as Linux's file is once its
  * first FUA write has set O_SYNC on it.
  *
@@ -37,6 +38,7 @@ struct file_backend {
 	uint64_t size;
 	uint32_t block_size;
 	bool ro;
+	bool regular;	/* a regular file (may shrink under us), not a device */
 };
 
 static struct file_backend *to_file(struct fsg_backend *be)
@@ -95,6 +97,27 @@ static int file_write(struct fsg_backend *be, uint64_t offset, const void *buf, 
 		return -USB_EROFS;
 	if (len > INT32_MAX)
 		return -USB_EINVAL;
+	/*
+	 * A file truncated while served must not grow back: pwrite() past
+	 * its end would extend it. Only the whole blocks still inside it are
+	 * written; the short count becomes WRITE ERROR at the next LBA, as
+	 * a read there is a read error. One fstat() per call (of up to a
+	 * buffer or window), against a pwrite() of as many bytes.
+	 */
+	if (f->regular) {
+		struct stat st;
+
+		if (fstat(f->fd, &st) < 0)
+			return map_errno(errno);
+		if ((uint64_t)st.st_size < offset + len) {
+			uint64_t inside = (uint64_t)st.st_size > offset ?
+					  (uint64_t)st.st_size - offset : 0;
+
+			len = (uint32_t)inside & ~(f->block_size - 1);
+			if (len == 0)
+				return -USB_EIO;
+		}
+	}
 	while (done < len) {
 		ssize_t n = pwrite(f->fd, (const char *)buf + done, len - done,
 				   (off_t)(offset + done));
@@ -243,6 +266,7 @@ int fsg_backend_file_open(struct fsg_backend **out, const char *path, bool ro,
 	f->ro = ro;
 	f->block_size = 512;
 	if (S_ISREG(st.st_mode)) {
+		f->regular = true;
 		f->size = (uint64_t)st.st_size;
 	} else {
 #if defined(__linux__) && defined(BLKGETSIZE64) && defined(BLKSSZGET)
