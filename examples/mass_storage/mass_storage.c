@@ -10,11 +10,15 @@
  *   mass_storage [file=disk.img[,b.img]] [ro=0,1] [removable=1] [luns=2]
  *                [cdrom=..] [nofua=..] [stall=1] [inquiry_string=..]
  *                [address=127.0.0.1] [port=3240] [control=FIFO]
- *                [speed=full|high|super]
+ *                [control_reuse=1] [speed=full|high|super]
  *
  * control=FIFO reads media changes, one per line, as g_mass_storage takes
  * them through sysfs: "lun0.file=PATH" inserts, "lun0.file=" ejects,
  * "lun0.forced_eject=1" ejects even when the host prevented removal.
+ * Whoever may write the FIFO may serve any file this process can open, so
+ * it is created here (mode 0600) and removed at exit; an existing path is
+ * refused, unless control_reuse=1 and it is a FIFO of the effective user
+ * that group and others may not write (then it is left at exit).
  * With no file= it uses ./disk.img, creating a 64 MiB one when missing
  * (the article's `dd if=/dev/zero of=disk.img bs=1M count=64`). LUNs are
  * removable unless removable= is given, as in the article's host log.
@@ -30,6 +34,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,6 +203,8 @@ static void usage(void)
 		"                    [cdrom=..] [nofua=..] [luns=N] [stall=0|1]\n"
 		"                    [inquiry_string=..] [address=127.0.0.1] [port=3240]\n"
 		"                    [control=FIFO]  (then: echo lun0.file=PATH > FIFO)\n"
+		"                    [control_reuse=0|1]  (1: FIFO may be an existing FIFO of\n"
+		"                     yours that only you may write; else it must not exist)\n"
 		"                    [speed=full|high|super]\n");
 }
 
@@ -207,6 +214,7 @@ int main(int argc, char **argv)
 	struct usbip_server *srv = NULL;
 	const char *address = "127.0.0.1";
 	const char *control = NULL;
+	bool control_reuse = false;
 	unsigned long port = USBIP_PORT_DEFAULT;
 	enum usb_device_speed speed = USB_SPEED_HIGH;
 	char err[256];
@@ -229,6 +237,15 @@ int main(int argc, char **argv)
 			address = argv[i] + 8;
 		} else if (strncmp(argv[i], "control=", 8) == 0 && argv[i][8]) {
 			control = argv[i] + 8;
+		} else if (strncmp(argv[i], "control_reuse=", 14) == 0) {
+			const char *v = argv[i] + 14;
+
+			if (strcmp(v, "0") != 0 && strcmp(v, "1") != 0) {
+				fprintf(stderr, "mass_storage: control_reuse: bad value \"%s\" (0 or 1)\n",
+					v);
+				return 2;
+			}
+			control_reuse = v[0] == '1';
 		} else if (strncmp(argv[i], "speed=", 6) == 0) {
 			speed = parse_speed(argv[i] + 6);
 			if (speed == USB_SPEED_UNKNOWN) {
@@ -295,9 +312,8 @@ int main(int argc, char **argv)
 	fflush(stdout);
 
 	if (control) {
-		rc = medium_control_start(control);
-		if (rc < 0) {
-			fprintf(stderr, "mass_storage: control=%s: cannot create the FIFO\n", control);
+		rc = medium_control_start(control, control_reuse);
+		if (rc < 0) {	/* medium_control_start() said why */
 			msg_exit();
 			usbip_server = NULL;
 			usbip_server_destroy(srv);

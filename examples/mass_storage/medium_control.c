@@ -1,7 +1,8 @@
 /*
- * medium_control.c - the FIFO reader of medium_control.h. One thread polls
- * the FIFO and a stop pipe; a mutex keeps a command from using an
- * fsg_common that msg_exit() is about to release.
+ * medium_control.c - the FIFO of medium_control.h: its creation or the
+ * checks of one reused (the trust model is in the header), and its reader.
+ * One thread polls the FIFO and a stop pipe; a mutex keeps a command from
+ * using an fsg_common that msg_exit() is about to release.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -22,6 +23,22 @@ static struct fsg_common *control_common;	/* under control_lock */
 static pthread_t control_thread;
 static int fifo_fd = -1, stop_pipe[2] = { -1, -1 };
 static char *fifo_path;
+static bool fifo_created;		/* made by us: removed at the end */
+static bool fifo_checked;		/* fifo_dev/ino: what fifo_fd is */
+static dev_t fifo_dev;
+static ino_t fifo_ino;
+
+/* Remove the FIFO at @path if we created it and @path still names the
+ * FIFO we opened and checked (never anything else). */
+static void remove_fifo(const char *path)
+{
+	struct stat st;
+
+	if (fifo_created && fifo_checked && lstat(path, &st) == 0 && S_ISFIFO(st.st_mode) &&
+	    st.st_dev == fifo_dev && st.st_ino == fifo_ino)
+		unlink(path);
+	fifo_created = fifo_checked = false;
+}
 
 void medium_control_attach(struct fsg_common *common)
 {
@@ -114,14 +131,52 @@ static void *control_main(void *arg)
 	return NULL;
 }
 
-int medium_control_start(const char *path)
+int medium_control_start(const char *path, bool reuse)
 {
-	if (mkfifo(path, 0600) < 0 && errno != EEXIST)
+	struct stat st;
+	int rc = -USB_EIO;
+
+	if (mkfifo(path, 0600) == 0) {
+		fifo_created = true;
+	} else if (errno != EEXIST) {
+		fprintf(stderr, "mass_storage: control=%s: cannot create the FIFO: %s\n", path,
+			strerror(errno));
 		return -USB_EIO;
-	/* O_RDWR: the FIFO never reports EOF when a writer closes it. */
-	fifo_fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
-	if (fifo_fd < 0)
+	} else if (!reuse) {
+		fprintf(stderr, "mass_storage: control=%s: the path exists; refused (give a new "
+			"path, or control_reuse=1 for a FIFO of your own)\n", path);
+		return -USB_EEXIST;
+	} else if (lstat(path, &st) == 0 && !S_ISFIFO(st.st_mode)) {
+		/* Not even opened: opening a device node may do something. */
+		fprintf(stderr, "mass_storage: control=%s: %s; refused\n", path,
+			S_ISLNK(st.st_mode) ? "a symbolic link" : "not a FIFO");
+		return -USB_EPERM;
+	}
+	/*
+	 * O_RDWR: the FIFO never reports EOF when a writer closes it, and
+	 * the open does not wait for one. O_NOFOLLOW: not through a symlink.
+	 * What was opened is checked on the descriptor, not the path.
+	 */
+	fifo_fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+	if (fifo_fd < 0) {
+		fprintf(stderr, "mass_storage: control=%s: %s\n", path,
+			errno == ELOOP ? "a symbolic link; refused" : strerror(errno));
 		goto fail;
+	}
+	if (fstat(fifo_fd, &st) < 0)
+		goto fail_fd;
+	if (!S_ISFIFO(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		fprintf(stderr, "mass_storage: control=%s: %s; refused\n", path,
+			!S_ISFIFO(st.st_mode) ? "not a FIFO" :
+			st.st_uid != geteuid() ? "a FIFO owned by another user" :
+			"a FIFO that group or others may write");
+		rc = -USB_EPERM;
+		goto fail_fd;
+	}
+	fifo_dev = st.st_dev;
+	fifo_ino = st.st_ino;
+	fifo_checked = true;
 	if (pipe(stop_pipe) < 0)
 		goto fail_fd;
 	fifo_path = strdup(path);
@@ -139,7 +194,8 @@ fail_fd:
 	close(fifo_fd);
 	fifo_fd = -1;
 fail:
-	return -USB_EIO;
+	remove_fifo(path);	/* only what we made, if it still is */
+	return rc;
 }
 
 void medium_control_stop(void)
@@ -153,7 +209,7 @@ void medium_control_stop(void)
 	close(stop_pipe[0]);
 	close(stop_pipe[1]);
 	close(fifo_fd);
-	unlink(fifo_path);
+	remove_fifo(fifo_path);
 	free(fifo_path);
 	fifo_path = NULL;
 }

@@ -311,9 +311,10 @@ int usb_string_ids_n(struct usb_composite_dev *cdev, unsigned n);
 void usb_composite_setup_continue(struct usb_composite_dev *cdev);
 
 /**
- * usb_composite_set_log_handler() - where the core's diagnostics go (one
- * line each, without newline: an extra setup_continue, a missing serial
- * string...). Default: stderr; NULL silences them. @ctx is passed back.
+ * usb_composite_set_log_handler() - where the library's diagnostics go
+ * (one line each, without newline: an extra setup_continue, a missing
+ * serial string, a backing file the Mass Storage Function refuses or opens
+ * read-only...). Default: stderr; NULL silences them. @ctx is passed back.
  * Call before probing; the handler may run in any thread.
  */
 void usb_composite_set_log_handler(void (*handler)(void *ctx, const char *line),

@@ -110,14 +110,20 @@ struct fsg_backend {
 
 /**
  * fsg_backend_file_open() - a backend on a regular file or block device
- * (POSIX builds only). Opened read-write unless @ro; a read-write open that
+ * (POSIX builds only). Anything else (a FIFO, a directory, a character
+ * device) is refused without blocking in open(), with a line naming the
+ * file in the library's log (usb_composite_set_log_handler()). Opened
+ * read-write unless @ro or the file's mode has no write bit for anyone
+ * (also for root, whom open() would let write it); a read-write open that
  * fails with EROFS or EACCES falls back to read-only (see ops->read_only).
+ * Either fallback is logged.
  * A block device reports its logical block size. @sync_fua: write
  * through: the file is opened O_DSYNC, so every write is durable when it
  * returns, not only FUA writes and SYNCHRONIZE CACHE (which flush either
  * way); slower, for media that must survive a power cut at any time.
  * Return: 0 and *@out (owned by the caller until handed to a LUN);
  * -USB_ENOENT, -USB_EACCES, -USB_EINVAL (not a file or device, or empty),
+ * -USB_EAGAIN (@path was replaced while it was being opened),
  * -USB_ENOMEM, -USB_EIO; -USB_EOPNOTSUPP in builds without POSIX files.
  */
 int fsg_backend_file_open(struct fsg_backend **out, const char *path, bool ro,

@@ -2,6 +2,8 @@
  * core.h - private interfaces between the files of the core (src/core).
  * Nothing here is installed; every non-static symbol is prefixed
  * composite__. Prototypes are grouped by the file that defines them.
+ * One is used outside the core: composite__warn(), the library's log,
+ * which the Mass Storage Function's file backend writes to as well.
  * The core is portable C11: no POSIX header may be included by any file
  * of src/core (tests/unit/core.cmake checks it).
  */
@@ -26,7 +28,8 @@
 
 /* ---- log.c ------------------------------------------------------------ */
 
-/* A diagnostic line on stderr (compiled out with COMPOSITE_NO_STDIO). */
+/* A diagnostic line on stderr (compiled out with COMPOSITE_NO_STDIO).
+ * The one exception to "core only": the functions log through it too. */
 void composite__warn(const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
 	__attribute__((format(printf, 1, 2)))

@@ -30,6 +30,11 @@ if(TARGET mass_storage)
            COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/usbip_example_list.sh $<TARGET_FILE:mass_storage>)
   set_tests_properties(usbip_example_mass_storage_list PROPERTIES
                        LABELS integration TIMEOUT 120 SKIP_RETURN_CODE 77)
+  # Its control= FIFO: what it refuses, creates, reuses and removes.
+  add_test(NAME usbip_example_mass_storage_control
+           COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/usbip_example_control.sh $<TARGET_FILE:mass_storage>)
+  set_tests_properties(usbip_example_mass_storage_control PROPERTIES
+                       LABELS integration TIMEOUT 120)
 endif()
 
 # The Mass Storage Function over USB/IP, Bulk-Only from the client.

@@ -4,7 +4,8 @@
  * READ CAPACITY(10/16), READ FORMAT CAPACITIES, MODE SENSE(6/10), the
  * behaviour of MODE SELECT, READ/WRITE of every size, VERIFY, SYNCHRONIZE
  * CACHE, unit attention, unknown and refused commands, LBA range checks,
- * CDB field checks, missing LUNs and Get Max LUN.
+ * CDB field checks (the protection fields of READ/WRITE/VERIFY among
+ * them), missing LUNs and Get Max LUN.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -450,6 +451,79 @@ static void test_msf_scsi_lba_range_cannot_overflow(void **state)
 	msf_fx_free(fx);
 }
 
+/*
+ * RDPROTECT/WRPROTECT (bits 7-5 of byte 1 of READ/WRITE(10/12/16)) and
+ * VRPROTECT of VERIFY(10): a device without protection information
+ * answers ILLEGAL REQUEST / INVALID FIELD IN CDB and moves no data (SBC-3
+ * 5.8). The same bits are SCSI-2's LUN field, which Linux fills in for
+ * LUNs 1-7 of a SCSI-2 device: the CBW's LUN there is accepted.
+ */
+static void test_msf_scsi_protection_fields_refused(void **state)
+{
+	static const unsigned sizes[] = { 10, 12, 16 };
+	uint8_t verify[10] = { 0x2f, 0, 0, 0, 0, 10, 0, 0, 1, 0 };
+	uint8_t cdb[16];
+	uint8_t *buf = malloc(2 * 512), *back = malloc(2 * 512);
+	uint32_t residue;
+	int x;
+	struct msf_fx *fx = up_mem(2);
+
+	(void)state;
+	assert_non_null(buf);
+	assert_non_null(back);
+	assert_int_equal(msf_fx_clear_ua(fx, 0), 0);
+	for (unsigned s = 0; s < 3; s++) {
+		for (unsigned prot = 1; prot < 8; prot++) {
+			uint64_t lba = 10 + 4 * s;
+
+			rw_cdb(cdb, sizes[s], false, lba, 2);
+			cdb[1] = (uint8_t)(prot << 5);
+			assert_int_equal(msf_fx_cmd(fx, 0, cdb, (uint8_t)sizes[s], true, buf,
+						    2 * 512, &x, &residue), 1);
+			assert_int_equal(residue, 2 * 512);	/* nothing sent */
+			expect_sense(fx, 0, 0x052400);
+
+			memset(buf, 0xa5, 2 * 512);
+			rw_cdb(cdb, sizes[s], true, lba, 2);
+			cdb[1] = (uint8_t)(prot << 5 | 0x08);	/* with FUA */
+			assert_int_equal(msf_fx_cmd(fx, 0, cdb, (uint8_t)sizes[s], false, buf,
+						    2 * 512, &x, &residue), 1);
+			assert_int_equal(residue, 2 * 512);
+			expect_sense(fx, 0, 0x052400);
+			/* The medium still holds its pattern. */
+			rw_cdb(cdb, 10, false, lba, 2);
+			assert_int_equal(msf_fx_cmd(fx, 0, cdb, 10, true, back, 2 * 512, &x, NULL),
+					 0);
+			for (unsigned i = 0; i < 2 * 512; i++)
+				assert_int_equal(back[i], msf_fx_pat(lba * 512 + i));
+		}
+	}
+	verify[1] = 0x20;	/* VRPROTECT 001 */
+	assert_int_equal(msf_fx_cmd(fx, 0, verify, 10, false, NULL, 0, NULL, NULL), 1);
+	expect_sense(fx, 0, 0x052400);
+	/* The LUN field holding the CBW's LUN (1): a SCSI-2 host's READ. */
+	assert_int_equal(msf_fx_clear_ua(fx, 1), 0);
+	for (unsigned s = 0; s < 3; s++) {
+		rw_cdb(cdb, sizes[s], false, 3, 1);
+		cdb[1] = 0x20;
+		assert_int_equal(msf_fx_cmd(fx, 1, cdb, (uint8_t)sizes[s], true, buf, 512, &x,
+					    NULL), 0);
+		assert_int_equal(x, 512);
+		cdb[1] = 0x40;	/* neither 0 nor LUN 1: RDPROTECT 010 */
+		assert_int_equal(msf_fx_cmd(fx, 1, cdb, (uint8_t)sizes[s], true, buf, 512, &x,
+					    NULL), 1);
+		expect_sense(fx, 1, 0x052400);
+	}
+	rw_cdb(cdb, 6, false, 3, 1);
+	cdb[1] |= 0x20;
+	assert_int_equal(msf_fx_cmd(fx, 1, cdb, 6, true, buf, 512, &x, NULL), 0);
+	assert_int_equal(msf_fx_cmd(fx, 0, cdb, 6, true, buf, 512, &x, NULL), 1);
+	expect_sense(fx, 0, 0x052400);
+	free(buf);
+	free(back);
+	msf_fx_free(fx);
+}
+
 static void test_msf_scsi_verify_sync_start_stop(void **state)
 {
 	uint8_t verify[10] = { 0x2f, 0, 0, 0, 0, 10, 0, 0, 100, 0 };
@@ -570,6 +644,7 @@ int main(void)
 		cmocka_unit_test(test_msf_scsi_mode_select),
 		cmocka_unit_test(test_msf_scsi_read_write_all_sizes),
 		cmocka_unit_test(test_msf_scsi_lba_range_cannot_overflow),
+		cmocka_unit_test(test_msf_scsi_protection_fields_refused),
 		cmocka_unit_test(test_msf_scsi_verify_sync_start_stop),
 		cmocka_unit_test(test_msf_scsi_unknown_and_refused_commands),
 		cmocka_unit_test(test_msf_scsi_missing_lun_and_max_lun),

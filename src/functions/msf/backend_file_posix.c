@@ -1,12 +1,17 @@
 /*
  * backend_file_posix.c - the file block backend on POSIX: a regular file
  * or a block device, read and written with pread/pwrite, flushed with
- * fdatasync. A read-write open refused with EROFS or EACCES falls back to
- * read-only, as Linux's fsg_lun_open does. With sync_fua the file is
- * opened O_DSYNC: every write is durable when pwrite returns, as Linux's
- * file is once its first FUA write has set O_SYNC on it.
+ * fdatasync. Anything else (a FIFO, a directory, a character device) is
+ * refused, without blocking in open(), with a line naming the file in the
+ * library's log (composite__warn, usb_composite_set_log_handler()). A
+ * file whose mode has no write bit is opened read-only, also by root; a
+ * read-write open refused with EROFS or EACCES falls back to read-only,
+ * as Linux's fsg_lun_open does; both are logged. A write never extends
+ * a file that shrank while served. With sync_fua the file is opened O_DSYNC:
+ * every write is durable when pwrite returns, as Linux's file is once its
+ * first FUA write has set O_SYNC on it.
  *
- * Touches only its own object and file descriptor.
+ * Touches only its own object and file descriptor, and the log.
  */
 #define _GNU_SOURCE	/* O_CLOEXEC with older libcs, BLKGETSIZE64 */
 
@@ -20,6 +25,7 @@
 #include <sys/ioctl.h>
 #endif
 
+#include "core/core.h"	/* composite__warn(): the library's one log */
 #include "msf_internal.h"
 
 #ifndef O_DSYNC
@@ -32,6 +38,7 @@ struct file_backend {
 	uint64_t size;
 	uint32_t block_size;
 	bool ro;
+	bool regular;	/* a regular file (may shrink under us), not a device */
 };
 
 static struct file_backend *to_file(struct fsg_backend *be)
@@ -90,6 +97,27 @@ static int file_write(struct fsg_backend *be, uint64_t offset, const void *buf, 
 		return -USB_EROFS;
 	if (len > INT32_MAX)
 		return -USB_EINVAL;
+	/*
+	 * A file truncated while served must not grow back: pwrite() past
+	 * its end would extend it. Only the whole blocks still inside it are
+	 * written; the short count becomes WRITE ERROR at the next LBA, as
+	 * a read there is a read error. One fstat() per call (of up to a
+	 * buffer or window), against a pwrite() of as many bytes.
+	 */
+	if (f->regular) {
+		struct stat st;
+
+		if (fstat(f->fd, &st) < 0)
+			return map_errno(errno);
+		if ((uint64_t)st.st_size < offset + len) {
+			uint64_t inside = (uint64_t)st.st_size > offset ?
+					  (uint64_t)st.st_size - offset : 0;
+
+			len = (uint32_t)inside & ~(f->block_size - 1);
+			if (len == 0)
+				return -USB_EIO;
+		}
+	}
 	while (done < len) {
 		ssize_t n = pwrite(f->fd, (const char *)buf + done, len - done,
 				   (off_t)(offset + done));
@@ -150,12 +178,32 @@ static const struct fsg_backend_ops file_ops = {
 	.release = file_release,
 };
 
+/*
+ * Open @path with @flags, O_NONBLOCK added so that a FIFO (or a device
+ * waiting for a carrier) cannot block here; @st gets its fstat(). Return
+ * the descriptor or a negative error (errno kept for the caller).
+ */
+static int open_nonblock(const char *path, int flags, struct stat *st)
+{
+	int fd = open(path, flags | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+
+	if (fd < 0)
+		return map_errno(errno);
+	if (fstat(fd, st) < 0) {
+		int rc = map_errno(errno);
+
+		close(fd);
+		return rc;
+	}
+	return fd;
+}
+
 int fsg_backend_file_open(struct fsg_backend **out, const char *path, bool ro,
 			  bool sync_fua)
 {
 	struct file_backend *f;
 	struct stat st;
-	int fd = -1, rc;
+	int fd = -1, fl, rc;
 
 	if (!out)
 		return -USB_EINVAL;
@@ -163,19 +211,48 @@ int fsg_backend_file_open(struct fsg_backend **out, const char *path, bool ro,
 	if (!path || !path[0])
 		return -USB_EINVAL;
 
+	/* Read-only first: the type and mode are known before any write open. */
+	fd = open_nonblock(path, O_RDONLY, &st);
+	if (fd < 0)
+		return fd;
+	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
+		composite__warn("mass storage: %s: not a regular file or block device, refused",
+				path);
+		rc = -USB_EINVAL;
+		goto fail_fd;
+	}
+	/* Nobody may write it: not root either (who open() would let). */
+	if (!ro && !(st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH))) {
+		composite__warn("mass storage: %s: mode %03o has no write permission, "
+				"opened read-only", path, (unsigned)(st.st_mode & 0777));
+		ro = true;
+	}
 	if (!ro) {
-		fd = open(path, O_RDWR | O_CLOEXEC | (sync_fua ? O_DSYNC : 0));
-		if (fd < 0 && (errno == EROFS || errno == EACCES))
-			ro = true;	/* fall back, as Linux does */
-		else if (fd < 0)
-			return map_errno(errno);
+		struct stat rw_st;
+		int rw = open_nonblock(path, O_RDWR | (sync_fua ? O_DSYNC : 0), &rw_st);
+
+		if (rw == -USB_EROFS || rw == -USB_EACCES) {
+			/* Fall back, as Linux does. */
+			composite__warn("mass storage: %s: %s for writing, opened read-only", path,
+					rw == -USB_EROFS ? "read-only file system" : "no permission");
+			ro = true;
+		} else if (rw < 0) {
+			rc = rw;
+			goto fail_fd;
+		} else if (rw_st.st_dev != st.st_dev || rw_st.st_ino != st.st_ino) {
+			/* Replaced between the two opens: what was checked is gone. */
+			close(rw);
+			rc = -USB_EAGAIN;
+			goto fail_fd;
+		} else {
+			close(fd);
+			fd = rw;
+			st = rw_st;
+		}
 	}
-	if (fd < 0) {
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			return map_errno(errno);
-	}
-	if (fstat(fd, &st) < 0) {
+	/* Blocking I/O from here on (O_NONBLOCK only guarded the open). */
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
 		rc = map_errno(errno);
 		goto fail_fd;
 	}
@@ -189,8 +266,9 @@ int fsg_backend_file_open(struct fsg_backend **out, const char *path, bool ro,
 	f->ro = ro;
 	f->block_size = 512;
 	if (S_ISREG(st.st_mode)) {
+		f->regular = true;
 		f->size = (uint64_t)st.st_size;
-	} else if (S_ISBLK(st.st_mode)) {
+	} else {
 #if defined(__linux__) && defined(BLKGETSIZE64) && defined(BLKSSZGET)
 		uint64_t bytes = 0;
 		int ssz = 0;
@@ -211,9 +289,6 @@ int fsg_backend_file_open(struct fsg_backend **out, const char *path, bool ro,
 		}
 		f->size = (uint64_t)end;
 #endif
-	} else {
-		rc = -USB_EINVAL;	/* a directory, a pipe... */
-		goto fail_f;
 	}
 	if (f->size < f->block_size) {
 		rc = -USB_EINVAL;	/* not even one block */

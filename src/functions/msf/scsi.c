@@ -111,7 +111,19 @@ int msf__check_command(struct fsg_common *common, unsigned cmnd_size,
 		return -USB_EINVAL;
 	}
 
-	/* Only the bytes in @mask may be non-zero (LUN bits of byte 1 aside). */
+	/*
+	 * Bits 7-5 of byte 1 are SCSI-2's LUN field, which Linux's SCSI layer
+	 * fills in for a SCSI-2 device such as this one; later standards made
+	 * them reserved, or the protection fields of READ, WRITE and VERIFY
+	 * (RDPROTECT, WRPROTECT, VRPROTECT), which a device without protection
+	 * information refuses (SBC-3 5.8). So they are 0 or the CBW's LUN.
+	 */
+	if ((common->cmnd[1] & 0xe0u) &&
+	    (common->cmnd[1] & 0xe0u) != ((common->lun << 5) & 0xe0u)) {
+		fail(common, SS_INVALID_FIELD_IN_CDB);
+		return -USB_EINVAL;
+	}
+	/* Only the bytes in @mask may be non-zero (the LUN field aside). */
 	common->cmnd[1] &= 0x1f;
 	for (unsigned i = 1; i < cmnd_size && i < MSF_MAX_CDB; i++) {
 		if (common->cmnd[i] && !(mask & (1u << i))) {
@@ -490,7 +502,7 @@ static int rw_command(struct fsg_common *common, unsigned size, bool write)
 	if (rc)
 		return rc;
 	if (size != 6) {
-		/* Only DPO and FUA in byte 1 (no protection, no RARC). */
+		/* Only DPO and FUA in the rest of byte 1 (no RARC, no FUA_NV). */
 		if (common->cmnd[1] & ~0x18u) {
 			fail(common, SS_INVALID_FIELD_IN_CDB);
 			return REPLY_FAILED;
