@@ -205,7 +205,9 @@ int usb_ep_enable(struct usb_ep *ep);
 
 /**
  * usb_ep_disable() - stop @ep. Every queued request completes with
- * -USB_ESHUTDOWN before this returns; halt and wedge are cleared.
+ * -USB_ESHUTDOWN before this returns; halt and wedge are cleared, and
+ * @ep->desc and @ep->comp_desc are set to NULL (as Linux UDCs do), so the
+ * next usb_ep_enable() needs config_ep_by_speed() or a new ->desc.
  * Return: 0, or -USB_EINVAL if @ep was not enabled.
  */
 int usb_ep_disable(struct usb_ep *ep);

@@ -87,6 +87,11 @@ int usb_ep_disable(struct usb_ep *ep)
 	ret = ep->ops->disable(ep);
 	atomic_store(&ep->halted, false);
 	atomic_store(&ep->wedged, false);
+	/* As Linux UDCs do: the next set_alt picks descriptors afresh (the
+	 * f_acm habit "if (!ep->desc) config_ep_by_speed()"), and no pointer
+	 * into a function's descriptor copies outlives its unbind. */
+	ep->desc = NULL;
+	ep->comp_desc = NULL;
 	return ret;
 }
 
@@ -439,6 +444,10 @@ void usb_ep_autoconfig_reset(struct usb_gadget *gadget)
 		struct usb_ep *ep = container_of(pos, struct usb_ep, ep_list);
 
 		ep->claimed = false;
+		if (!ep->enabled) {
+			ep->desc = NULL;
+			ep->comp_desc = NULL;
+		}
 	}
 }
 

@@ -186,6 +186,7 @@ static void test_core_ep_halt_and_wedge(void **state)
 	assert_int_equal(usb_ep_disable(in), 0);
 	assert_false(usb_ep_is_halted(in));
 	assert_false(atomic_load(&in->wedged));
+	assert_null(in->desc);
 	/* Not enabled now: halting it is refused, from either side. */
 	assert_int_equal(usb_ep_set_halt(in), -USB_EINVAL);
 	assert_int_equal(fake_ctrl(&d.udc, 0x02, 3, 0, 0x81, 0, NULL, 0), FAKE_STALL);
@@ -195,6 +196,8 @@ static void test_core_ep_halt_and_wedge(void **state)
 		struct usb_request *r = usb_ep_alloc_request(out, GFP_ATOMIC);
 		static uint8_t buf[8];
 
+		assert_int_equal(usb_ep_enable(in), -USB_EINVAL);	/* no desc */
+		assert_int_equal(config_ep_by_speed(&d.udc.gadget, &f.func, in), 0);
 		assert_int_equal(usb_ep_enable(in), 0);
 		r->buf = buf;
 		r->length = sizeof(buf);
@@ -308,6 +311,57 @@ static void test_core_ep_autoconfig_unnumbered_names(void **state)
 	usb_udc_unregister(&u.gadget);
 }
 
+/* usb_ep_disable() forgets the descriptor, as Linux UDCs do: a function
+ * that picks descriptors only while ep->desc is NULL (f_acm's habit) gets
+ * the new speed's after a high-to-full-speed reconnect. */
+static void test_core_ep_disable_forgets_descriptor(void **state)
+{
+	static struct tfunc t;
+	static struct tdev d;
+
+	(void)state;
+	tfunc_init(&t, "lazy");
+	t.lazy_ep_config = true;
+	tdev_init(&d, USB_SPEED_HIGH, 0x0200, &t);
+	assert_int_equal(tdev_start(&d), 0);
+	assert_int_equal(tdev_enumerate(&d, USB_SPEED_HIGH, 1), 0);
+	assert_int_equal(t.in->maxpacket, 512);
+	assert_int_equal(t.out->maxpacket, 512);
+	usb_gadget_event(&d.udc.gadget, USB_GADGET_EVENT_DISCONNECT);
+	assert_false(t.in->enabled);
+	assert_null(t.in->desc);
+	assert_null(t.out->desc);
+	assert_int_equal(tdev_enumerate(&d, USB_SPEED_FULL, 1), 0);
+	assert_int_equal(t.in->maxpacket, 64);
+	assert_int_equal(t.out->maxpacket, 64);
+	tdev_stop(&d);
+}
+
+/* After an unbind no endpoint points into the freed descriptor copies, so
+ * a second probe on the same UDC enables from fresh ones (valgrind: no
+ * invalid read in usb_ep_enable()). */
+static void test_core_ep_second_probe_fresh_descriptors(void **state)
+{
+	static struct tfunc t;
+	static struct tdev d;
+	int round;
+
+	(void)state;
+	for (round = 0; round < 2; round++) {
+		tfunc_init(&t, "lazy");
+		t.lazy_ep_config = true;
+		tdev_init(&d, USB_SPEED_HIGH, 0x0200, &t);
+		assert_int_equal(tdev_start(&d), 0);
+		assert_int_equal(tdev_enumerate(&d, USB_SPEED_HIGH, 1), 0);
+		assert_true(t.in->enabled);
+		assert_int_equal(t.in->maxpacket, 512);
+		tdev_stop(&d);
+		assert_null(t.in->desc);
+		assert_null(t.out->desc);
+		assert_null(t.in->comp_desc);
+	}
+}
+
 static void test_core_ep_gadget_calls(void **state)
 {
 	static struct fake_udc u;
@@ -355,6 +409,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_core_ep_isochronous_halt_refused, fake_udc_cleanup),
 		cmocka_unit_test_teardown(test_core_ep_autoconfig, fake_udc_cleanup),
 		cmocka_unit_test_teardown(test_core_ep_autoconfig_unnumbered_names, fake_udc_cleanup),
+		cmocka_unit_test_teardown(test_core_ep_disable_forgets_descriptor, fake_udc_cleanup),
+		cmocka_unit_test_teardown(test_core_ep_second_probe_fresh_descriptors, fake_udc_cleanup),
 		cmocka_unit_test_teardown(test_core_ep_gadget_calls, fake_udc_cleanup),
 		cmocka_unit_test_teardown(test_core_ep_strerror, fake_udc_cleanup),
 	};

@@ -152,6 +152,13 @@ static void disable_eps(struct tfunc *t)
 		usb_ep_disable(t->out);
 }
 
+static int pick_desc(struct tfunc *t, struct usb_gadget *g, struct usb_ep *ep)
+{
+	if (t->lazy_ep_config && ep->desc)
+		return 0;
+	return config_ep_by_speed(g, &t->func, ep);
+}
+
 static int t_set_alt(struct usb_function *f, unsigned intf, unsigned alt)
 {
 	struct tfunc *t = tf(f);
@@ -165,11 +172,11 @@ static int t_set_alt(struct usb_function *f, unsigned intf, unsigned alt)
 		return t->set_alt_ret;
 	if (intf == (unsigned)t->intf_id[0]) {
 		disable_eps(t);
-		ret = config_ep_by_speed(g, f, t->in);
+		ret = pick_desc(t, g, t->in);
 		if (!ret)
 			ret = usb_ep_enable(t->in);
 		if (!ret)
-			ret = config_ep_by_speed(g, f, t->out);
+			ret = pick_desc(t, g, t->out);
 		if (!ret)
 			ret = usb_ep_enable(t->out);
 		if (ret)

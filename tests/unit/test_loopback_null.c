@@ -282,6 +282,8 @@ static void test_loopback_null_device(void **state)
 	assert_int_equal(dlog.status[2], -USB_ESHUTDOWN);
 	assert_int_equal(dlog.status[3], -USB_ESHUTDOWN);
 	assert_int_equal(usb_ep_queue(fn.in, r, GFP_ATOMIC), -USB_ESHUTDOWN);
+	assert_null(fn.in->desc);	/* disable forgot it, as on Linux */
+	assert_int_equal(config_ep_by_speed(g, &fn.f, fn.in), 0);
 	assert_int_equal(usb_ep_enable(fn.in), 0);
 	fn.enabled = true;
 	assert_int_equal(usb_ep_queue(fn.in, r, GFP_ATOMIC), 0);
