@@ -55,9 +55,9 @@ static int bind(struct usb_composite_dev *cdev)
 static const struct usb_device_descriptor dd = {
 	.bLength = USB_DT_DEVICE_SIZE,
 	.bDescriptorType = USB_DT_DEVICE,
-	.bcdUSB = cpu_to_le16(0x0200),
-	.idVendor = cpu_to_le16(0x0525),
-	.idProduct = cpu_to_le16(0xa4a5),
+	.bcdUSB = USB_CPU_TO_LE16(0x0200),
+	.idVendor = USB_CPU_TO_LE16(0x0525),
+	.idProduct = USB_CPU_TO_LE16(0xa4a5),
 };
 
 static struct usb_composite_driver driver = {

@@ -54,10 +54,10 @@
 static struct usb_device_descriptor msg_device_desc = {
 	.bLength = USB_DT_DEVICE_SIZE,
 	.bDescriptorType = USB_DT_DEVICE,
-	.bcdUSB = cpu_to_le16(0x0200),
+	.bcdUSB = USB_CPU_TO_LE16(0x0200),
 	.bDeviceClass = USB_CLASS_PER_INTERFACE,
-	.idVendor = cpu_to_le16(FSG_VENDOR_ID),
-	.idProduct = cpu_to_le16(FSG_PRODUCT_ID),
+	.idVendor = USB_CPU_TO_LE16(FSG_VENDOR_ID),
+	.idProduct = USB_CPU_TO_LE16(FSG_PRODUCT_ID),
 	.bNumConfigurations = 1,
 };
 

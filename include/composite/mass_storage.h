@@ -175,10 +175,10 @@ struct fsg_operations {
 struct fsg_lun_config {
 	const char *filename;
 	struct fsg_backend *backend;
-	char ro;
-	char removable;
-	char cdrom;
-	char nofua;
+	bool ro;
+	bool removable;
+	bool cdrom;
+	bool nofua;
 	const char *inquiry_string;
 };
 

@@ -45,7 +45,7 @@ static struct usb_endpoint_descriptor bulk(uint8_t addr, uint16_t mps)
 	d.bDescriptorType = USB_DT_ENDPOINT;
 	d.bEndpointAddress = addr;
 	d.bmAttributes = USB_ENDPOINT_XFER_BULK;
-	d.wMaxPacketSize = cpu_to_le16(mps);
+	d.wMaxPacketSize = USB_CPU_TO_LE16(mps);
 	return d;
 }
 
@@ -96,28 +96,28 @@ static void test_core_ep_queue_and_giveback(void **state)
 	setup_udc(&u);
 	ep = usb_ep_autoconfig(&u.gadget, &d);
 	assert_ptr_equal(ep, &u.eps[1].ep);
-	r = usb_ep_alloc_request(ep, GFP_ATOMIC);
-	r2 = usb_ep_alloc_request(ep, GFP_ATOMIC);
+	r = usb_ep_alloc_request(ep, USB_GFP_ATOMIC);
+	r2 = usb_ep_alloc_request(ep, USB_GFP_ATOMIC);
 	assert_non_null(r);
 	r->buf = buf;
 	r->length = sizeof(buf);
 	r->complete = count_complete;
 	*r2 = *r;
 	/* Not enabled: ESHUTDOWN, no completion. */
-	assert_int_equal(usb_ep_queue(ep, r, GFP_ATOMIC), -USB_ESHUTDOWN);
+	assert_int_equal(usb_ep_queue(ep, r, USB_GFP_ATOMIC), -USB_ESHUTDOWN);
 	ep->desc = &d;
 	assert_int_equal(usb_ep_enable(ep), 0);
 	/* Missing completion or buffer: EINVAL. */
 	r->complete = NULL;
-	assert_int_equal(usb_ep_queue(ep, r, GFP_ATOMIC), -USB_EINVAL);
+	assert_int_equal(usb_ep_queue(ep, r, USB_GFP_ATOMIC), -USB_EINVAL);
 	r->complete = count_complete;
 	r->buf = NULL;
-	assert_int_equal(usb_ep_queue(ep, r, GFP_ATOMIC), -USB_EINVAL);
+	assert_int_equal(usb_ep_queue(ep, r, USB_GFP_ATOMIC), -USB_EINVAL);
 	r->buf = buf;
-	assert_int_equal(usb_ep_queue(ep, r, GFP_ATOMIC), 0);
+	assert_int_equal(usb_ep_queue(ep, r, USB_GFP_ATOMIC), 0);
 	assert_int_equal(r->status, -USB_EINPROGRESS);
-	assert_int_equal(usb_ep_queue(ep, r, GFP_ATOMIC), -USB_EBUSY);	/* already queued */
-	assert_int_equal(usb_ep_queue(ep, r2, GFP_ATOMIC), 0);
+	assert_int_equal(usb_ep_queue(ep, r, USB_GFP_ATOMIC), -USB_EBUSY);	/* already queued */
+	assert_int_equal(usb_ep_queue(ep, r2, USB_GFP_ATOMIC), 0);
 	assert_int_equal(completions, 0);	/* never inside queue */
 	assert_true(fake_ep_complete(&u.eps[1], 0, 100));
 	assert_int_equal(completions, 1);
@@ -129,7 +129,7 @@ static void test_core_ep_queue_and_giveback(void **state)
 	assert_int_equal(last_status, -USB_ECONNRESET);
 	assert_int_equal(usb_ep_dequeue(ep, r2), -USB_EINVAL);
 	/* Disable gives back what is queued with ESHUTDOWN. */
-	assert_int_equal(usb_ep_queue(ep, r, GFP_ATOMIC), 0);
+	assert_int_equal(usb_ep_queue(ep, r, USB_GFP_ATOMIC), 0);
 	assert_int_equal(usb_ep_disable(ep), 0);
 	assert_int_equal(completions, 3);
 	assert_int_equal(last_status, -USB_ESHUTDOWN);
@@ -193,7 +193,7 @@ static void test_core_ep_halt_and_wedge(void **state)
 
 	/* An IN endpoint with a request queued refuses to halt (EAGAIN). */
 	{
-		struct usb_request *r = usb_ep_alloc_request(out, GFP_ATOMIC);
+		struct usb_request *r = usb_ep_alloc_request(out, USB_GFP_ATOMIC);
 		static uint8_t buf[8];
 
 		assert_int_equal(usb_ep_enable(in), -USB_EINVAL);	/* no desc */
@@ -202,7 +202,7 @@ static void test_core_ep_halt_and_wedge(void **state)
 		r->buf = buf;
 		r->length = sizeof(buf);
 		r->complete = count_complete;
-		assert_int_equal(usb_ep_queue(in, r, GFP_ATOMIC), 0);
+		assert_int_equal(usb_ep_queue(in, r, USB_GFP_ATOMIC), 0);
 		assert_int_equal(usb_ep_set_halt(in), -USB_EAGAIN);
 		assert_false(usb_ep_is_halted(in));
 		assert_int_equal(usb_ep_set_wedge(in), -USB_EAGAIN);
@@ -236,7 +236,7 @@ static void test_core_ep_isochronous_halt_refused(void **state)
 	ep = usb_ep_autoconfig(&u.gadget, &d);
 	assert_ptr_equal(ep, &u.eps[6].ep);	/* ep7in: the first iso IN */
 	assert_int_equal(d.bEndpointAddress, 0x87);
-	assert_int_equal(le16_to_cpu(d.wMaxPacketSize), 1023);
+	assert_int_equal(USB_LE16_TO_CPU(d.wMaxPacketSize), 1023);
 	ep->desc = &d;
 	assert_int_equal(usb_ep_enable(ep), 0);
 	assert_int_equal(usb_ep_set_halt(ep), -USB_EINVAL);
@@ -260,7 +260,7 @@ static void test_core_ep_autoconfig(void **state)
 	ep = usb_ep_autoconfig(&u.gadget, &d[0]);
 	assert_ptr_equal(ep, &u.eps[0].ep);
 	assert_true(ep->claimed);
-	assert_int_equal(le16_to_cpu(d[0].wMaxPacketSize), 64);
+	assert_int_equal(USB_LE16_TO_CPU(d[0].wMaxPacketSize), 64);
 	/* A size over every limit: none. */
 	d[1] = bulk(USB_DIR_OUT, 1536);
 	assert_null(usb_ep_autoconfig(&u.gadget, &d[1]));

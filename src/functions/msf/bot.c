@@ -182,7 +182,7 @@ bool msf__start_in_transfer(struct fsg_common *common, struct msf__buffhd *bh)
 	bh->inreq_busy = true;
 	bh->state = MSF_BUF_BUSY;
 	msf__os_unlock(common->os);
-	rc = usb_ep_queue(fsg->bulk_in, bh->inreq, GFP_ATOMIC);
+	rc = usb_ep_queue(fsg->bulk_in, bh->inreq, USB_GFP_ATOMIC);
 	window_queued(common, bh->inreq, rc == 0);
 	if (rc) {
 		/* Not queued, so no completion: undo as if it had completed. */
@@ -206,7 +206,7 @@ bool msf__start_out_transfer(struct fsg_common *common, struct msf__buffhd *bh)
 	bh->outreq_busy = true;
 	bh->state = MSF_BUF_BUSY;
 	msf__os_unlock(common->os);
-	rc = usb_ep_queue(fsg->bulk_out, bh->outreq, GFP_ATOMIC);
+	rc = usb_ep_queue(fsg->bulk_out, bh->outreq, USB_GFP_ATOMIC);
 	window_queued(common, bh->outreq, rc == 0);
 	if (rc) {
 		msf__os_lock(common->os);

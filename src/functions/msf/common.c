@@ -60,7 +60,7 @@ static void common_teardown(struct fsg_common *common)
 
 static void common_release(struct kref *ref)
 {
-	common_teardown(container_of(ref, struct fsg_common, ref));
+	common_teardown(usb_container_of(ref, struct fsg_common, ref));
 }
 
 void fsg_common_get(struct fsg_common *common)
@@ -277,8 +277,8 @@ int msf__do_set_interface(struct fsg_common *common, struct fsg_dev *new_fsg)
 	for (unsigned i = 0; i < common->fsg_num_buffers; i++) {
 		struct msf__buffhd *bh = &common->buffhds[i];
 
-		bh->inreq = usb_ep_alloc_request(fsg->bulk_in, GFP_ATOMIC);
-		bh->outreq = usb_ep_alloc_request(fsg->bulk_out, GFP_ATOMIC);
+		bh->inreq = usb_ep_alloc_request(fsg->bulk_in, USB_GFP_ATOMIC);
+		bh->outreq = usb_ep_alloc_request(fsg->bulk_out, USB_GFP_ATOMIC);
 		if (!bh->inreq || !bh->outreq) {
 			rc = -USB_ENOMEM;
 			goto reset;

@@ -18,7 +18,7 @@
 
 static struct fsg_dev *fsg_from_func(struct usb_function *f)
 {
-	return container_of(f, struct fsg_dev, function);
+	return usb_container_of(f, struct fsg_dev, function);
 }
 
 /* ---- completions (event context) ------------------------------------------ */
@@ -68,7 +68,7 @@ static void init_ep_desc(struct usb_endpoint_descriptor *d, uint8_t dir, uint16_
 	d->bDescriptorType = USB_DT_ENDPOINT;
 	d->bEndpointAddress = dir;
 	d->bmAttributes = USB_ENDPOINT_XFER_BULK;
-	d->wMaxPacketSize = cpu_to_le16(maxp);
+	d->wMaxPacketSize = USB_CPU_TO_LE16(maxp);
 }
 
 static int fsg_bind(struct usb_configuration *c, struct usb_function *f)
@@ -108,8 +108,8 @@ static int fsg_bind(struct usb_configuration *c, struct usb_function *f)
 	fsg->bulk_out = ep;
 
 	/* Full speed: 64-byte packets; high speed: 512 (USB 2.0 5.8.3). */
-	fsg->fs_in.wMaxPacketSize = cpu_to_le16(64);
-	fsg->fs_out.wMaxPacketSize = cpu_to_le16(64);
+	fsg->fs_in.wMaxPacketSize = USB_CPU_TO_LE16(64);
+	fsg->fs_out.wMaxPacketSize = USB_CPU_TO_LE16(64);
 	init_ep_desc(&fsg->hs_in, fsg->fs_in.bEndpointAddress, 512);
 	init_ep_desc(&fsg->hs_out, fsg->fs_out.bEndpointAddress, 512);
 	/* SuperSpeed: 1024, no bursts (as Linux's f_mass_storage). */
@@ -242,9 +242,9 @@ static int fsg_setup(struct usb_function *f, const struct usb_ctrlrequest *ctrl)
 	struct fsg_dev *fsg = fsg_from_func(f);
 	struct fsg_common *common = fsg->common;
 	struct usb_composite_dev *cdev = usb_function_cdev(f);
-	uint16_t w_index = le16_to_cpu(ctrl->wIndex);
-	uint16_t w_value = le16_to_cpu(ctrl->wValue);
-	uint16_t w_length = le16_to_cpu(ctrl->wLength);
+	uint16_t w_index = USB_LE16_TO_CPU(ctrl->wIndex);
+	uint16_t w_value = USB_LE16_TO_CPU(ctrl->wValue);
+	uint16_t w_length = USB_LE16_TO_CPU(ctrl->wLength);
 	struct usb_request *req;
 	int rc;
 
@@ -281,7 +281,7 @@ static int fsg_setup(struct usb_function *f, const struct usb_ctrlrequest *ctrl)
 		req->length = 1;
 		req->zero = 0;
 		req->complete = ep0_complete;
-		rc = usb_ep_queue(cdev->gadget->ep0, req, GFP_ATOMIC);
+		rc = usb_ep_queue(cdev->gadget->ep0, req, USB_GFP_ATOMIC);
 		return rc < 0 ? rc : 0;
 
 	default:
