@@ -38,7 +38,7 @@ static uint32_t tag;
 static int do_config(struct usb_configuration *c)
 {
 	struct fsg_common *common;
-	int rc = fsg_common_init(&common, c->cdev, &cfg);
+	int rc = fsg_common_create(&common, c->cdev, &cfg);
 
 	if (rc)
 		return rc;

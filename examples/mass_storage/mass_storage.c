@@ -86,7 +86,7 @@ static int msg_do_config(struct usb_configuration *c)
 	fsg_config_from_params(&config, &mod_data);
 	config.ops = &ops;
 
-	ret = fsg_common_init(&common, c->cdev, &config);
+	ret = fsg_common_create(&common, c->cdev, &config);
 	if (ret)
 		return ret;
 
@@ -278,7 +278,7 @@ int main(int argc, char **argv)
 			perror("mass_storage: disk.img");
 			return 1;
 		}
-		snprintf(mod_data.file[0], sizeof(mod_data.file[0]), "disk.img");
+		mod_data.file[0] = "disk.img";
 		mod_data.file_count = 1;
 	}
 

@@ -511,6 +511,11 @@ fail:
 	return ret;
 }
 
+int usb_composite_register(struct usb_composite_driver *driver)
+{
+	return usb_composite_probe(driver);
+}
+
 void usb_composite_unregister(struct usb_composite_driver *driver)
 {
 	struct usb_composite_dev *cdev;

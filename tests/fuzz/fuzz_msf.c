@@ -150,7 +150,7 @@ static struct dut *current;
 
 static int config_bind(struct usb_configuration *c)
 {
-	int rc = fsg_common_init(&current->common, c->cdev, &current->cfg);
+	int rc = fsg_common_create(&current->common, c->cdev, &current->cfg);
 
 	return rc ? rc : fsg_add(c->cdev, c, current->common);
 }

@@ -65,7 +65,7 @@ static int bind(struct usb_composite_dev *cdev)
 	rc = fsg_backend_mem_create(&cfg.luns[0].backend, NULL, DISK_BYTES, 512, false);
 	if (rc < 0)
 		return rc;
-	rc = fsg_common_init(&common, cdev, &cfg);
+	rc = fsg_common_create(&common, cdev, &cfg);
 	if (rc < 0)
 		return rc;
 	rc = usb_add_config(cdev, &config, do_config);

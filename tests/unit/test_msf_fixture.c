@@ -20,7 +20,7 @@ static int fx_config_bind(struct usb_configuration *c)
 	struct msf_fx *fx = current;
 	int rc;
 
-	fx->init_rc = fsg_common_init(&fx->common, c->cdev, &fx->cfg);
+	fx->init_rc = fsg_common_create(&fx->common, c->cdev, &fx->cfg);
 	if (fx->init_rc)
 		return fx->init_rc;
 	rc = fsg_add(c->cdev, c, fx->common);

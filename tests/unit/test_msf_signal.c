@@ -100,7 +100,7 @@ static void msg_cleanup(void)
 }
 
 static int msg_thread_exits(struct fsg_common *common) { msg_cleanup(); return 0; }
-static int msg_do_config(struct usb_configuration *c) { static const struct fsg_operations ops = { .thread_exits = msg_thread_exits }; struct fsg_common *common; struct fsg_config config; int ret; fsg_config_from_params(&config, &mod_data); config.ops = &ops; ret = fsg_common_init(&common, c->cdev, &config); if (ret) return ret; ret = fsg_add(c->cdev, c, common); fsg_common_put(common); return ret; }
+static int msg_do_config(struct usb_configuration *c) { static const struct fsg_operations ops = { .thread_exits = msg_thread_exits }; struct fsg_common *common; struct fsg_config config; int ret; fsg_config_from_params(&config, &mod_data); config.ops = &ops; ret = fsg_common_create(&common, c->cdev, &config); if (ret) return ret; ret = fsg_add(c->cdev, c, common); fsg_common_put(common); return ret; }
 
 static struct usb_configuration msg_config = {
 	.label = "Linux File-Backed Storage",

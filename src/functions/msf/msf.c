@@ -26,7 +26,7 @@ static struct fsg_dev *fsg_from_func(struct usb_function *f)
 void msf__bulk_in_complete(struct usb_ep *ep, struct usb_request *req)
 {
 	struct msf__buffhd *bh = req->context;
-	struct fsg_common *common = bh->common;
+	struct msf_common *common = bh->common;
 
 	(void)ep;
 	req->buf = bh->buf;	/* it may have pointed into a window */
@@ -40,7 +40,7 @@ void msf__bulk_in_complete(struct usb_ep *ep, struct usb_request *req)
 void msf__bulk_out_complete(struct usb_ep *ep, struct usb_request *req)
 {
 	struct msf__buffhd *bh = req->context;
-	struct fsg_common *common = bh->common;
+	struct msf_common *common = bh->common;
 
 	(void)ep;
 	req->buf = bh->buf;
@@ -163,7 +163,7 @@ fail_in:
 static void fsg_unbind(struct usb_configuration *c, struct usb_function *f)
 {
 	struct fsg_dev *fsg = fsg_from_func(f);
-	struct fsg_common *common = fsg->common;
+	struct msf_common *common = fsg->common;
 
 	(void)c;
 	/*
@@ -188,16 +188,16 @@ static void fsg_unbind(struct usb_configuration *c, struct usb_function *f)
 static void fsg_free_func(struct usb_function *f)
 {
 	struct fsg_dev *fsg = fsg_from_func(f);
-	struct fsg_common *common = fsg->common;
+	struct msf_common *common = fsg->common;
 
 	free(fsg);
-	fsg_common_put(common);
+	msf__common_put(common);
 }
 
 static int fsg_set_alt(struct usb_function *f, unsigned interface, unsigned alt)
 {
 	struct fsg_dev *fsg = fsg_from_func(f);
-	struct fsg_common *common = fsg->common;
+	struct msf_common *common = fsg->common;
 	int rc = USB_GADGET_DELAYED_STATUS;
 
 	(void)interface;
@@ -226,7 +226,7 @@ static int fsg_get_alt(struct usb_function *f, unsigned interface)
 static void fsg_disable(struct usb_function *f)
 {
 	struct fsg_dev *fsg = fsg_from_func(f);
-	struct fsg_common *common = fsg->common;
+	struct msf_common *common = fsg->common;
 
 	msf__os_lock(common->os);
 	common->new_fsg = NULL;
@@ -240,7 +240,7 @@ static void fsg_disable(struct usb_function *f)
 static int fsg_setup(struct usb_function *f, const struct usb_ctrlrequest *ctrl)
 {
 	struct fsg_dev *fsg = fsg_from_func(f);
-	struct fsg_common *common = fsg->common;
+	struct msf_common *common = fsg->common;
 	struct usb_composite_dev *cdev = usb_function_cdev(f);
 	uint16_t w_index = USB_LE16_TO_CPU(ctrl->wIndex);
 	uint16_t w_value = USB_LE16_TO_CPU(ctrl->wValue);
@@ -289,8 +289,8 @@ static int fsg_setup(struct usb_function *f, const struct usb_ctrlrequest *ctrl)
 	}
 }
 
-int fsg_add(struct usb_composite_dev *cdev, struct usb_configuration *c,
-	    struct fsg_common *common)
+int msf__add(struct usb_composite_dev *cdev, struct usb_configuration *c,
+	    struct msf_common *common)
 {
 	struct fsg_dev *fsg;
 	int rc;
@@ -310,11 +310,11 @@ int fsg_add(struct usb_composite_dev *cdev, struct usb_configuration *c,
 	fsg->function.disable = fsg_disable;
 	fsg->function.setup = fsg_setup;
 
-	fsg_common_get(common);
+	msf__common_get(common);
 	rc = usb_add_function(c, &fsg->function);
 	if (rc) {
 		free(fsg);
-		fsg_common_put(common);
+		msf__common_put(common);
 	}
 	return rc;
 }
