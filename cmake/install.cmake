@@ -7,6 +7,11 @@ install(TARGETS composite
   EXPORT compositeTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   FILE_SET HEADERS DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+if(TARGET composite_module)
+  install(TARGETS composite_module
+    EXPORT compositeTargets
+    ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endif()
 
 install(EXPORT compositeTargets
   NAMESPACE composite::
@@ -52,3 +57,9 @@ configure_file(${CMAKE_CURRENT_LIST_DIR}/composite.pc.in
                ${CMAKE_CURRENT_BINARY_DIR}/composite.pc @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/composite.pc
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+if(TARGET composite_module)
+  configure_file(${CMAKE_CURRENT_LIST_DIR}/composite-module.pc.in
+                 ${CMAKE_CURRENT_BINARY_DIR}/composite-module.pc @ONLY)
+  install(FILES ${CMAKE_CURRENT_BINARY_DIR}/composite-module.pc
+          DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+endif()

@@ -334,6 +334,17 @@ void usb_composite_setup_continue(struct usb_composite_dev *cdev);
 void usb_composite_set_log_handler(void (*handler)(void *ctx, const char *line),
 				   void *ctx);
 
+/*
+ * usb_composite_log() - one printf-style line to the log handler (a
+ * trailing newline is dropped), for drivers and functions: what
+ * composite/linux.h's INFO(), ERROR(), pr_info()... call. Safe from any
+ * thread the handler is safe from.
+ */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((format(printf, 1, 2)))
+#endif
+void usb_composite_log(const char *fmt, ...);
+
 /* The composite device bound to @gadget, or NULL. */
 struct usb_composite_dev *get_gadget_data(struct usb_gadget *gadget);
 

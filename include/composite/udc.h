@@ -191,6 +191,10 @@ void usb_ep_init(struct usb_ep *ep);
 /* Find a registered UDC by name (NULL if none). Context: not event context. */
 struct usb_gadget *usb_udc_find(const char *name);
 
+/* True while a composite driver is bound to @gadget (between a successful
+ * usb_composite_probe() and usb_composite_unregister()). Any thread. */
+bool usb_udc_is_bound(struct usb_gadget *gadget);
+
 #ifdef __cplusplus
 }
 #endif

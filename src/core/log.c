@@ -7,6 +7,7 @@
  */
 #include <stdarg.h>
 #include <stddef.h>
+#include <string.h>
 #ifndef COMPOSITE_NO_STDIO
 #include <stdio.h>
 #endif
@@ -32,19 +33,40 @@ void usb_composite_set_log_handler(void (*handler)(void *ctx, const char *line),
 	log_ctx = ctx;
 }
 
-void composite__warn(const char *fmt, ...)
+static void vlog(const char *fmt, va_list ap)
 {
 #ifndef COMPOSITE_NO_STDIO
 	char line[256];
-	va_list ap;
+	size_t n;
 
 	if (!log_handler)
 		return;
-	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
+	/* One line per call: a trailing newline (printk style) is dropped. */
+	n = strlen(line);
+	if (n && line[n - 1] == '\n')
+		line[n - 1] = '\0';
 	log_handler(log_ctx, line);
 #else
 	(void)fmt;
+	(void)ap;
 #endif
+}
+
+void composite__warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog(fmt, ap);
+	va_end(ap);
+}
+
+void usb_composite_log(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog(fmt, ap);
+	va_end(ap);
 }

@@ -185,6 +185,18 @@ void composite__udc_release(struct usb_gadget *gadget)
 	composite__registry_unlock();
 }
 
+bool usb_udc_is_bound(struct usb_gadget *gadget)
+{
+	bool bound;
+
+	if (!gadget)
+		return false;
+	composite__registry_lock();
+	bound = gadget->driver_data != NULL;
+	composite__registry_unlock();
+	return bound;
+}
+
 struct usb_composite_dev *get_gadget_data(struct usb_gadget *gadget)
 {
 	return gadget ? gadget->driver_data : NULL;
