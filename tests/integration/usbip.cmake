@@ -35,6 +35,11 @@ if(TARGET mass_storage)
            COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/usbip_example_control.sh $<TARGET_FILE:mass_storage>)
   set_tests_properties(usbip_example_mass_storage_control PROPERTIES
                        LABELS integration TIMEOUT 120)
+  # file= that cannot serve: the file and the reason are named (issue #15).
+  add_test(NAME usbip_example_mass_storage_bad_file
+           COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/usbip_example_bad_file.sh $<TARGET_FILE:mass_storage>)
+  set_tests_properties(usbip_example_mass_storage_bad_file PROPERTIES
+                       LABELS integration TIMEOUT 120)
 endif()
 
 # The Mass Storage Function over USB/IP, Bulk-Only from the client.

@@ -2,7 +2,8 @@
  * test_msf_file.c - what the file backend (backend_file_posix.c) opens and
  * refuses: only regular files and block devices, without blocking on a
  * FIFO, and a message naming a refused file (through the library's log
- * handler); a file nobody may write opened read-only, also as root; a
+ * handler), also for a file that does not exist or holds less than a
+ * block, with the reason; a file nobody may write opened read-only, also as root; a
  * file that shrank while served never grown back by a WRITE.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -291,10 +292,42 @@ static void test_msf_file_shrunk_file_does_not_grow(void **state)
 	free(path);
 }
 
+/*
+ * file=/nonexistent/x.img and file=<empty file>: refused with a line that
+ * names the file and says why (once only "bind failed: ENOENT"/"EINVAL").
+ */
+static void test_msf_file_missing_or_empty_named_with_reason(void **state)
+{
+	char *path = temp_name();
+	struct fsg_backend *be = NULL;
+	int fd;
+
+	(void)state;
+	assert_int_equal(fsg_backend_file_open(&be, "/nonexistent/x.img", true, false),
+			 -USB_ENOENT);
+	assert_null(be);
+	assert_non_null(strstr(logged, "/nonexistent/x.img: cannot open: "));
+	assert_non_null(strstr(logged, strerror(ENOENT)));
+
+	logged[0] = '\0';
+	fd = open(path, O_CREAT | O_EXCL | O_WRONLY, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "x", 1), 1);	/* 1 byte: not one block */
+	close(fd);
+	assert_int_equal(fsg_backend_file_open(&be, path, false, false), -USB_EINVAL);
+	assert_null(be);
+	assert_non_null(strstr(logged, path));
+	assert_non_null(strstr(logged, "1 bytes, less than one 512-byte block"));
+	unlink(path);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_msf_file_fifo_refused_without_blocking,
+						setup_log, teardown_log),
+		cmocka_unit_test_setup_teardown(test_msf_file_missing_or_empty_named_with_reason,
 						setup_log, teardown_log),
 		cmocka_unit_test_setup_teardown(test_msf_file_fifo_lun_fails_init, setup_log,
 						teardown_log),

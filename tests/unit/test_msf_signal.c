@@ -3,7 +3,11 @@
  * SIGINT stop the worker, which closes every backing file and calls
  * thread_exits; thread_exits may unregister the driver (the seed
  * article's msg_thread_exits), dropping the last reference from the worker
- * itself. The article's msg_do_config is compiled here as written. The
+ * itself. The article's msg_do_config is compiled here as written, in
+ * both forms: the library's storage with ops->thread_exits, and Linux
+ * 2.6.35's (caller storage, fsg_common_init() returning the handle,
+ * config.thread_exits, two-argument usb_add_config()), where unregistering
+ * from the worker must leave the caller's handle alone and reusable. The
  * previous signal handlers come back when the last common object goes.
  */
 #define _XOPEN_SOURCE 700
@@ -190,6 +194,121 @@ static void test_msf_signal_sigterm_closes_files_and_calls_thread_exits(void **s
 	run_article_gadget(SIGTERM);
 }
 
+/* ---- Linux 2.6.35's form: caller storage, config.thread_exits --------- */
+
+static struct fsg_common msg_fsg_common;	/* caller storage, never freed */
+
+static int msg_thread_exits_235(struct fsg_common *common)
+{
+	assert_ptr_equal(common, &msg_fsg_common);
+	msg_cleanup();
+	return 0;
+}
+
+static int msg_do_config_235(struct usb_configuration *c)
+{
+	struct fsg_common *retp;
+	struct fsg_config config;
+	int ret;
+
+	fsg_config_from_params(&config, &mod_data);
+	config.thread_exits = msg_thread_exits_235;
+	retp = fsg_common_init(&msg_fsg_common, c->cdev, &config);
+	if (usb_is_err(retp))
+		return (int)usb_ptr_err(retp);
+	ret = fsg_add(c->cdev, c, &msg_fsg_common);
+	fsg_common_put(&msg_fsg_common);
+	return ret;
+}
+
+static struct usb_configuration msg_config_235 = {
+	.label = "Linux File-Backed Storage",
+	.bind = msg_do_config_235,
+	.bConfigurationValue = 1,
+	.bmAttributes = USB_CONFIG_ATT_SELFPOWER,
+};
+
+static int msg_bind_235(struct usb_composite_dev *cdev)
+{
+	return usb_add_config(cdev, &msg_config_235);
+}
+
+/* bNumConfigurations and bMaxPacketSize0 left 0: the core fills them. */
+static struct usb_device_descriptor msg_dev_desc_235 = {
+	.bLength = sizeof msg_dev_desc_235,
+	.bDescriptorType = USB_DT_DEVICE,
+	.bcdUSB = USB_CPU_TO_LE16(0x0200),
+	.idVendor = USB_CPU_TO_LE16(FSG_VENDOR_ID),
+	.idProduct = USB_CPU_TO_LE16(FSG_PRODUCT_ID),
+};
+
+/* One life of the 2.6.35 gadget: probe, a TEST UNIT READY, SIGTERM. */
+static void run_235_once(const char *path)
+{
+	static const uint8_t tur[6] = { 0 };
+	struct usb_loopback_host *h;
+	struct usb_device_descriptor dev;
+	uint8_t desc[256];
+	struct msf_fx fx;
+	int len;
+
+	assert_int_equal(usb_loopback_host_create(NULL, &h), 0);
+	memset(&msg_driver, 0, sizeof(msg_driver));
+	msg_driver.name = "g_my_mass_storage";
+	msg_driver.dev = &msg_dev_desc_235;
+	msg_driver.bind = msg_bind_235;
+	atomic_store(&cleaned_up, 0);
+	files_open_at_exit = -1;
+	assert_int_equal(usb_composite_register(&msg_driver), 0);
+	atomic_store(&msg_registered, 1);
+	assert_non_null(msg_fsg_common.priv);
+	assert_int_equal(fds_on(path), 1);
+
+	memset(&fx, 0, sizeof(fx));
+	fx.h = h;
+	len = usb_loopback_host_enumerate(h, USB_SPEED_HIGH, 1, &dev, desc, sizeof(desc), MSF_TMO);
+	assert_true(len > 0);
+	assert_int_equal(dev.bMaxPacketSize0, 64);	/* filled at high speed */
+	assert_int_equal(dev.bNumConfigurations, 1);
+	for (int off = 0; off + 2 <= len && desc[off] >= 2; off += desc[off])
+		if (desc[off + 1] == USB_DT_ENDPOINT) {
+			if (desc[off + 2] & USB_DIR_IN)
+				fx.ep_in = desc[off + 2];
+			else
+				fx.ep_out = desc[off + 2];
+		}
+	assert_int_equal(msf_fx_cmd(&fx, 0, tur, 6, false, NULL, 0, NULL, NULL), 1);
+
+	assert_int_equal(kill(getpid(), SIGTERM), 0);
+	wait_flag(&cleaned_up);
+	assert_int_equal(files_open_at_exit, 0);
+	assert_int_equal(atomic_load(&msg_registered), 0);
+	assert_int_equal(fds_on(path), 0);
+	/* Detached, not freed (ASan and valgrind see a free of static storage). */
+	assert_null(msg_fsg_common.priv);
+	usb_loopback_host_destroy(h);
+}
+
+static void test_msf_signal_caller_storage_unregistered_from_worker(void **state)
+{
+	char *path = make_file();
+	char arg_file[300];
+	char *argv[] = { arg_file };
+	char err[128];
+
+	(void)state;
+	snprintf(arg_file, sizeof(arg_file), "file=%s", path);
+	msg_file = path;
+	memset(&mod_data, 0, sizeof(mod_data));
+	mod_data.stall = 1;
+	assert_int_equal(fsg_module_parameters_parse(&mod_data, 1, argv, err, sizeof(err)), 0);
+	mod_data.exit_on_signal = true;
+	run_235_once(path);
+	run_235_once(path);	/* the same caller storage, initialised anew */
+	unlink(path);
+	free(path);
+}
+
 static void test_msf_signal_sigint_too(void **state)
 {
 	(void)state;
@@ -244,6 +363,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_msf_signal_sigterm_closes_files_and_calls_thread_exits),
 		cmocka_unit_test(test_msf_signal_sigint_too),
+		cmocka_unit_test(test_msf_signal_caller_storage_unregistered_from_worker),
 		cmocka_unit_test(test_msf_signal_without_callback_then_normal_teardown),
 		cmocka_unit_test(test_msf_signal_not_watched_without_opt_in),
 	};

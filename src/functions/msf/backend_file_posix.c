@@ -3,7 +3,9 @@
  * or a block device, read and written with pread/pwrite, flushed with
  * fdatasync. Anything else (a FIFO, a directory, a character device) is
  * refused, without blocking in open(), with a line naming the file in the
- * library's log (composite__warn, usb_composite_set_log_handler()). A
+ * library's log (composite__warn, usb_composite_set_log_handler()); so is
+ * a file that cannot be opened (with the system's reason) or holds less
+ * than one block. A
  * file whose mode has no write bit is opened read-only, also by root; a
  * read-write open refused with EROFS or EACCES falls back to read-only,
  * as Linux's fsg_lun_open does; both are logged. A write never extends
@@ -18,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #ifdef __linux__
@@ -190,12 +193,19 @@ static int open_nonblock(const char *path, int flags, struct stat *st)
 	if (fd < 0)
 		return map_errno(errno);
 	if (fstat(fd, st) < 0) {
-		int rc = map_errno(errno);
+		int e = errno;
 
 		close(fd);
-		return rc;
+		errno = e;	/* the caller names fstat's reason, not close's */
+		return map_errno(e);
 	}
 	return fd;
+}
+
+/* Log why @path cannot serve, with the system's words for errno. */
+static void warn_open_failed(const char *path, const char *how)
+{
+	composite__warn("mass storage: %s: cannot open%s: %s", path, how, strerror(errno));
 }
 
 int fsg_backend_file_open(struct fsg_backend **out, const char *path, bool ro,
@@ -213,8 +223,10 @@ int fsg_backend_file_open(struct fsg_backend **out, const char *path, bool ro,
 
 	/* Read-only first: the type and mode are known before any write open. */
 	fd = open_nonblock(path, O_RDONLY, &st);
-	if (fd < 0)
+	if (fd < 0) {
+		warn_open_failed(path, "");
 		return fd;
+	}
 	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
 		composite__warn("mass storage: %s: not a regular file or block device, refused",
 				path);
@@ -237,10 +249,13 @@ int fsg_backend_file_open(struct fsg_backend **out, const char *path, bool ro,
 					rw == -USB_EROFS ? "read-only file system" : "no permission");
 			ro = true;
 		} else if (rw < 0) {
+			warn_open_failed(path, " for writing");
 			rc = rw;
 			goto fail_fd;
 		} else if (rw_st.st_dev != st.st_dev || rw_st.st_ino != st.st_ino) {
 			/* Replaced between the two opens: what was checked is gone. */
+			composite__warn("mass storage: %s: replaced while being opened, refused",
+					path);
 			close(rw);
 			rc = -USB_EAGAIN;
 			goto fail_fd;
@@ -291,7 +306,9 @@ int fsg_backend_file_open(struct fsg_backend **out, const char *path, bool ro,
 #endif
 	}
 	if (f->size < f->block_size) {
-		rc = -USB_EINVAL;	/* not even one block */
+		composite__warn("mass storage: %s: %llu bytes, less than one %u-byte block, refused",
+				path, (unsigned long long)f->size, (unsigned)f->block_size);
+		rc = -USB_EINVAL;
 		goto fail_f;
 	}
 	f->be.ops = &file_ops;
