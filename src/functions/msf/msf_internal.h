@@ -254,11 +254,17 @@ int msf__do_scsi_command(struct fsg_common *common);
 int msf__check_command(struct fsg_common *common, unsigned cmnd_size,
 		       enum msf__data_dir data_dir, uint32_t mask,
 		       bool needs_medium);
-int msf__do_read(struct fsg_common *common, uint64_t lba, uint64_t blocks);
+/*
+ * READ and WRITE: each sets up the ring itself and then sets *@done
+ * (return 0); otherwise a reply length (0: an empty reply), -USB_EINVAL
+ * with the sense set, or -USB_EINTR (disconnected).
+ */
+int msf__do_read(struct fsg_common *common, uint64_t lba, uint64_t blocks, bool *done);
 /* scsi_cdrom.c: reply length, or -USB_EINVAL with the sense set. */
 int msf__do_read_toc(struct fsg_common *common, uint8_t *buf);
 int msf__do_read_header(struct fsg_common *common, uint8_t *buf);
-int msf__do_write(struct fsg_common *common, uint64_t lba, uint64_t blocks, bool fua);
+int msf__do_write(struct fsg_common *common, uint64_t lba, uint64_t blocks, bool fua,
+		  bool *done);
 int msf__do_verify(struct fsg_common *common);
 int msf__do_synchronize_cache(struct fsg_common *common);
 /* Receive up to data_size_from_cmnd OUT bytes into @bh (MODE SELECT). */

@@ -20,14 +20,13 @@
 #include "msf_os.h"
 
 #define REPLY_FAILED (-USB_EINVAL)
-#define REPLY_DONE (-USB_EIO)
 
 static uint32_t min_u32_u64(uint32_t a, uint64_t b)
 {
 	return b < a ? (uint32_t)b : a;
 }
 
-int msf__do_read(struct fsg_common *common, uint64_t lba, uint64_t blocks)
+int msf__do_read(struct fsg_common *common, uint64_t lba, uint64_t blocks, bool *done)
 {
 	struct msf__lun *curlun = common->curlun;
 	struct fsg_backend *be = curlun->be;
@@ -82,7 +81,8 @@ int msf__do_read(struct fsg_common *common, uint64_t lba, uint64_t blocks)
 		}
 		common->next_buffhd_to_fill = bh->next;
 	}
-	return REPLY_DONE;
+	*done = true;
+	return 0;
 }
 
 static int flush_lun(struct msf__lun *curlun)
@@ -132,7 +132,8 @@ static int write_window(struct fsg_common *common, struct msf__buffhd *bh, uint3
 	return 0;
 }
 
-int msf__do_write(struct fsg_common *common, uint64_t lba, uint64_t blocks, bool fua)
+int msf__do_write(struct fsg_common *common, uint64_t lba, uint64_t blocks, bool fua,
+		  bool *done)
 {
 	struct msf__lun *curlun = common->curlun;
 	struct fsg_backend *be = curlun->be;
@@ -240,7 +241,8 @@ int msf__do_write(struct fsg_common *common, uint64_t lba, uint64_t blocks, bool
 	/* Durable before the CSW when the host asked (FUA). */
 	if (!failed && fua && flush_lun(curlun) < 0)
 		msf__lun_set_sense(curlun, SS_WRITE_ERROR, lba, true);
-	return REPLY_DONE;
+	*done = true;
+	return 0;
 }
 
 int msf__do_synchronize_cache(struct fsg_common *common)
