@@ -23,7 +23,7 @@ static uint32_t min_u32_u64(uint32_t a, uint64_t b)
 	return b < a ? (uint32_t)b : a;
 }
 
-int msf__do_read(struct fsg_common *common, uint64_t lba, uint64_t blocks, bool *done)
+int msf__do_read(struct msf_common *common, uint64_t lba, uint64_t blocks, bool *done)
 {
 	struct msf__lun *curlun = common->curlun;
 	struct fsg_backend *be = curlun->be;
@@ -88,7 +88,7 @@ static int flush_lun(struct msf__lun *curlun)
 	return be->ops->flush(be);
 }
 
-int msf__do_write(struct fsg_common *common, uint64_t lba, uint64_t blocks, bool fua,
+int msf__do_write(struct msf_common *common, uint64_t lba, uint64_t blocks, bool fua,
 		  bool *done)
 {
 	struct msf__lun *curlun = common->curlun;
@@ -186,7 +186,7 @@ int msf__do_write(struct fsg_common *common, uint64_t lba, uint64_t blocks, bool
 	return 0;
 }
 
-int msf__do_synchronize_cache(struct fsg_common *common)
+int msf__do_synchronize_cache(struct msf_common *common)
 {
 	struct msf__lun *curlun = common->curlun;
 
@@ -201,7 +201,7 @@ int msf__do_synchronize_cache(struct fsg_common *common)
  * VERIFY(10) without BYTCHK: read the range back from the medium (after a
  * flush, so the blocks on the medium are what is checked).
  */
-int msf__do_verify(struct fsg_common *common)
+int msf__do_verify(struct msf_common *common)
 {
 	struct msf__lun *curlun = common->curlun;
 	struct fsg_backend *be = curlun->be;
@@ -243,7 +243,7 @@ int msf__do_verify(struct fsg_common *common)
 	return 0;
 }
 
-int msf__receive_data(struct fsg_common *common, struct msf__buffhd *bh,
+int msf__receive_data(struct msf_common *common, struct msf__buffhd *bh,
 		      uint32_t *got)
 {
 	uint32_t amount = (uint32_t)common->data_size_from_cmnd;

@@ -302,7 +302,7 @@ static int urb_result(const struct udcx_urb *u)
 static int do_control(struct usb_loopback_host *h, const struct usb_ctrlrequest *setup,
 		      void *data, unsigned timeout_ms)
 {
-	uint16_t wlength = le16_to_cpu(setup->wLength);
+	uint16_t wlength = USB_LE16_TO_CPU(setup->wLength);
 	struct udcx_done done;
 	struct udcx_urb u, *next;
 	int rc;
@@ -361,9 +361,9 @@ static int control(struct usb_loopback_host *h, uint8_t type, uint8_t request,
 
 	s.bRequestType = type;
 	s.bRequest = request;
-	s.wValue = cpu_to_le16(value);
-	s.wIndex = cpu_to_le16(index);
-	s.wLength = cpu_to_le16(length);
+	s.wValue = USB_CPU_TO_LE16(value);
+	s.wIndex = USB_CPU_TO_LE16(index);
+	s.wLength = USB_CPU_TO_LE16(length);
 	return do_control(h, &s, data, timeout_ms);
 }
 

@@ -132,9 +132,9 @@ int usbip__dev_describe(struct usbip__dev *dev, struct usbip_device_info *info,
 	info->devnum = dev->index + 1;
 	speed = usbip__dev_speed(dev);
 	info->speed = (uint32_t)speed;
-	info->idVendor = le16_to_cpu(cdev->desc.idVendor);
-	info->idProduct = le16_to_cpu(cdev->desc.idProduct);
-	info->bcdDevice = le16_to_cpu(cdev->desc.bcdDevice);
+	info->idVendor = USB_LE16_TO_CPU(cdev->desc.idVendor);
+	info->idProduct = USB_LE16_TO_CPU(cdev->desc.idProduct);
+	info->bcdDevice = USB_LE16_TO_CPU(cdev->desc.bcdDevice);
 	info->bDeviceClass = cdev->desc.bDeviceClass;
 	info->bDeviceSubClass = cdev->desc.bDeviceSubClass;
 	info->bDeviceProtocol = cdev->desc.bDeviceProtocol;
@@ -360,7 +360,7 @@ const char *usbip_server_busid(const struct usbip_server *server, unsigned index
 static void reap(struct usbip_server *srv, bool all)
 {
 	struct list_head *pos, *tmp;
-	LIST_HEAD(dead);
+	USB_LIST_HEAD(dead);
 
 	pthread_mutex_lock(&srv->lock);
 	list_for_each_safe(pos, tmp, &srv->conns) {
