@@ -6,12 +6,9 @@
  * >= 0.8). Not a test: run by hand or with `ctest -L bench`.
  *
  * Usage: bench_msf [size_mib=256] [rounds=3] [num_buffers=N] [buflen=N]
- *        [xfer_kib=128] [file=PATH] [host=sync|queued] [windows=on|off]
+ *        [xfer_kib=128] [file=PATH] [host=sync|queued]
  * host=sync waits for each of CBW, data and CSW in turn; queued submits
- * the three together (command_queued()). windows=off: a loopback host
- * without zero-copy windows (usb_ep_get_window()), so the MSF reads into
- * and writes from its own buffers and the host copies every byte, as
- * before windows; the bench prints how much of the data moved in place.
+ * the three together (command_queued()).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -174,12 +171,10 @@ int main(int argc, char **argv)
 	unsigned long xfer = arg_ul(argc, argv, "xfer_kib", 128) * 1024u;
 	const char *path = arg_s(argc, argv, "file", "/tmp/bench_msf.img");
 	const char *host = arg_s(argc, argv, "host", "sync");
-	const char *windows = arg_s(argc, argv, "windows", "on");
 	uint64_t size = (uint64_t)size_mib << 20;
 	/* plain write, msf write, plain read, msf read */
 	double best[4] = { 0, 0, 0, 0 };
 	struct usb_loopback_host_config hc = { .max_speed = USB_SPEED_HIGH };
-	struct usb_loopback_host_info info;
 	struct usb_loopback_host *h;
 	uint8_t desc[256], *buf;
 	int fd, len, rc = 1;
@@ -188,11 +183,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_msf: host=%s: expected sync or queued\n", host);
 		return 2;
 	}
-	if (strcmp(windows, "on") != 0 && strcmp(windows, "off") != 0) {
-		fprintf(stderr, "bench_msf: windows=%s: expected on or off\n", windows);
-		return 2;
-	}
-	hc.no_windows = strcmp(windows, "off") == 0;
 	if (xfer == 0 || xfer > 65535u * 512u || xfer % 512 || size % xfer) {
 		fprintf(stderr, "bench_msf: bad sizes\n");
 		return 2;
@@ -277,9 +267,6 @@ int main(int argc, char **argv)
 	       best[1] / best[0]);
 	printf("READ(10):  msf %.1f MB/s, pread  %.1f MB/s, ratio %.2f\n", best[3], best[2],
 	       best[3] / best[2]);
-	usb_loopback_host_info(h, &info);
-	printf("zero-copy windows %s: %.0f%% of the data moved in place\n", windows,
-	       100.0 * (double)info.window_bytes / (2.0 * (double)rounds * (double)size));
 	rc = 0;
 out:
 	if (rc)

@@ -19,9 +19,7 @@
  *   thread, after the backend has stopped delivering events.
  * - Safe from any thread (a function's worker thread included): the
  *   usb_ep_*() calls of gadget.h, usb_composite_setup_continue(), kref
- *   get/put. A zero-copy window (usb_ep_get_window()) is held by the
- *   thread that queues on that endpoint, and only while it fills or reads
- *   it: the host's call waits for it. Everything else: from bind
+ *   get/put. Everything else: from bind
  *   callbacks, or from a thread that is not the event context while no
  *   other thread calls into the same composite device
  *   (usb_composite_unregister() in particular must not be called from the

@@ -275,30 +275,6 @@ int usb_ep_fifo_status(struct usb_ep *ep);
 /* Discard FIFO contents (not queued requests). No-op if unsupported. */
 void usb_ep_fifo_flush(struct usb_ep *ep);
 
-/**
- * usb_ep_get_window() - zero-copy access to the host's transfer buffer,
- * where the backend has one in memory (the loopback host does; a DMA
- * controller does not need it). On an IN endpoint: write the next bytes
- * straight into the returned window; on OUT: the host's next bytes are
- * already there to read. Then queue a request with buf == the window and
- * length <= *@length (OUT: == *@length): it moves no bytes, and completes
- * as any other request. If you do not queue one, call usb_ep_put_window().
- * @length: on entry the most bytes wanted (a multiple of maxpacket); on
- *	return the window's size (whole packets, possibly fewer than asked).
- * Only while no request is queued on @ep; one window at a time. Until it
- * is used or put back, the host's transfer waits for it (do not sleep on
- * other events meanwhile). If the transfer ends in the meantime (the host
- * cancelled it, disconnect), queueing on the window fails with
- * -USB_ESHUTDOWN and the bytes are lost, as on a cut cable.
- * Context: the thread that queues on @ep.
- * Return: the window, or NULL: no transfer waiting or no backend support;
- * use your own buffer as usual.
- */
-void *usb_ep_get_window(struct usb_ep *ep, unsigned *length);
-
-/* Give up a window from usb_ep_get_window() without queueing on it. */
-void usb_ep_put_window(struct usb_ep *ep);
-
 /* Set maxpacket_limit and maxpacket together (backends, at setup time). */
 static inline void usb_ep_set_maxpacket_limit(struct usb_ep *ep, unsigned limit)
 {

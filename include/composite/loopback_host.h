@@ -68,9 +68,6 @@ struct usb_loopback_ep_config {
  *	(0: 64). Low speed uses 8, SuperSpeed 512.
  * @endpoints, @num_endpoints: the endpoints (copied). None: ep1in..ep15in
  *	and ep1out..ep15out, every type, limit 1024.
- * @no_windows: offer no zero-copy windows (usb_ep_get_window() gives
- *	NULL), as a controller that DMAs from the request's own buffer:
- *	functions then take their copy path.
  */
 struct usb_loopback_host_config {
 	const char *udc_name;
@@ -78,7 +75,6 @@ struct usb_loopback_host_config {
 	unsigned ep0_maxpacket;
 	const struct usb_loopback_ep_config *endpoints;
 	size_t num_endpoints;
-	bool no_windows;
 };
 
 /**
@@ -229,8 +225,6 @@ int usb_loopback_host_set_interface(struct usb_loopback_host *h, uint8_t intf,
  * @wakeups: remote wakeup signals.
  * @test_mode: the test selector entered, 0 if none.
  * @selfpowered: from usb_gadget_set_selfpowered().
- * @window_bytes: bytes the gadget moved in place, through windows into
- *	the host's transfers (usb_ep_get_window()), since creation.
  */
 struct usb_loopback_host_info {
 	int connected;
@@ -240,7 +234,6 @@ struct usb_loopback_host_info {
 	unsigned wakeups;
 	unsigned test_mode;
 	int selfpowered;
-	unsigned long long window_bytes;
 };
 
 /* Fill @info. Safe from any thread. */

@@ -107,17 +107,6 @@ struct usb_gadget_ops {
  *	that implements wedge in hardware is told here.
  * @fifo_status: optional. Bytes in the FIFO; -USB_EOPNOTSUPP otherwise.
  * @fifo_flush: optional.
- * @get_window: optional (zero-copy, usb_ep_get_window()). Return where the
- *	host's pending transfer takes (IN) or holds (OUT) its next bytes, at
- *	most *@length of them, whole packets, and set *@length; NULL when
- *	no request is queued ahead of it or there is no such transfer. The
- *	window stays valid, and the host's buffer with it, until @put_window
- *	or until a request using it is queued: the backend must not hand the
- *	host's transfer back to the host before then, even if it ends.
- *	Context: the thread that queues on @ep (never the backend's lock).
- *	The window is memory the host owns; the function borrows it.
- * @put_window: optional, with @get_window: give the window up unused.
- *	Context: as @get_window.
  */
 struct usb_ep_ops {
 	int (*enable)(struct usb_ep *ep, const struct usb_endpoint_descriptor *desc);
@@ -130,8 +119,6 @@ struct usb_ep_ops {
 	int (*set_wedge)(struct usb_ep *ep);
 	int (*fifo_status)(struct usb_ep *ep);
 	void (*fifo_flush)(struct usb_ep *ep);
-	void *(*get_window)(struct usb_ep *ep, unsigned *length);
-	void (*put_window)(struct usb_ep *ep);
 };
 
 /**

@@ -250,20 +250,6 @@ void usb_ep_fifo_flush(struct usb_ep *ep)
 		ep->ops->fifo_flush(ep);
 }
 
-void *usb_ep_get_window(struct usb_ep *ep, unsigned *length)
-{
-	if (!ep || !length || !ep->ops || !ep->ops->get_window || !ep->ops->put_window ||
-	    !ep->enabled || *length == 0)
-		return NULL;
-	return ep->ops->get_window(ep, length);
-}
-
-void usb_ep_put_window(struct usb_ep *ep)
-{
-	if (ep && ep->ops && ep->ops->put_window)
-		ep->ops->put_window(ep);
-}
-
 /* ---- gadget calls ----------------------------------------------------- */
 
 int usb_gadget_wakeup(struct usb_gadget *gadget)

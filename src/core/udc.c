@@ -52,9 +52,6 @@ static bool ep_ops_ok(const struct usb_ep *ep, bool is_ep0)
 	if (!o || !o->alloc_request || !o->free_request || !o->queue ||
 	    !o->dequeue || !o->set_halt)
 		return false;
-	/* Windows come in pairs: one given out must be given back. */
-	if (!o->get_window != !o->put_window)
-		return false;
 	/* ep0 is never enabled or disabled through its ops. */
 	return is_ep0 || (o->enable && o->disable);
 }

@@ -972,110 +972,6 @@ static void test_loopback_host_async(void **state)
 	fx_free(x);
 }
 
-struct canceller {
-	struct fx *x;
-	struct usb_loopback_xfer *xfer;
-	atomic_bool returned;
-	int rc;
-};
-
-static void *cancel_thread(void *p)
-{
-	struct canceller *c = p;
-
-	c->rc = usb_loopback_host_cancel(c->x->h, c->xfer);
-	atomic_store(&c->returned, true);
-	return NULL;
-}
-
-/* usb_ep_get_window(): the function writes or reads the host's buffer in
- * place; the host call holding that buffer waits for the window. */
-static void test_loopback_host_window(void **state)
-{
-	struct fx *x = fx_up(false, USB_SPEED_HIGH);
-	struct usb_loopback_host_info info;
-	struct usb_loopback_xfer *a = NULL;
-	struct canceller c = { x, NULL, false, 0 };
-	const struct timespec ms50 = { 0, 50 * 1000000L };
-	uint8_t buf[2048];
-	unsigned len = 4096;
-	uint8_t *w;
-	pthread_t th;
-
-	(void)state;
-	assert_null(usb_ep_get_window(x->t.in, &len));	/* nothing pending */
-	assert_int_equal(len, 4096);
-	/* IN: written in place, 1000 bytes of a 1024-byte window. */
-	assert_int_equal(usb_loopback_host_submit(x->h, in_addr(x), buf, sizeof(buf), 0, &a), 0);
-	len = 1024;
-	w = usb_ep_get_window(x->t.in, &len);
-	assert_ptr_equal(w, buf);
-	assert_int_equal(len, 1024);
-	for (unsigned k = 0; k < 1000; k++)
-		w[k] = pat(k + 7);
-	x->t.in_req->buf = w;
-	x->t.in_req->length = 1000;
-	x->t.in_req->zero = 0;
-	assert_int_equal(usb_ep_queue(x->t.in, x->t.in_req, USB_GFP_ATOMIC), 0);
-	assert_int_equal(usb_loopback_host_wait(x->h, a, TMO), 1000);
-	for (unsigned k = 0; k < 1000; k++)
-		assert_int_equal(buf[k], pat(k + 7));
-	usb_loopback_host_info(x->h, &info);
-	assert_int_equal(info.window_bytes, 1000);
-	usb_loopback_host_free(x->h, a);
-	x->t.in_req->buf = x->t.in_buf;
-
-	/* OUT: the host's bytes read where they are. */
-	for (unsigned k = 0; k < 1536; k++)
-		buf[k] = pat(k);
-	assert_int_equal(usb_loopback_host_submit(x->h, out_addr(x), buf, 1536, 0, &a), 0);
-	len = 4096;
-	w = usb_ep_get_window(x->t.out, &len);
-	assert_ptr_equal(w, buf);
-	assert_int_equal(len, 1536);
-	x->t.out_req->buf = w;
-	x->t.out_req->length = 1536;
-	assert_int_equal(usb_ep_queue(x->t.out, x->t.out_req, USB_GFP_ATOMIC), 0);
-	assert_int_equal(usb_loopback_host_wait(x->h, a, TMO), 1536);
-	assert_int_equal(last_log(x).actual, 1536);
-	usb_loopback_host_free(x->h, a);
-	x->t.out_req->buf = x->t.out_buf;
-
-	/* Put back unused: the next request is copied as usual. */
-	assert_int_equal(usb_loopback_host_submit(x->h, in_addr(x), buf, 512, 0, &a), 0);
-	len = 512;
-	assert_non_null(usb_ep_get_window(x->t.in, &len));
-	usb_ep_put_window(x->t.in);
-	queue_in(x, x->t.in_req, 512, false);
-	assert_int_equal(usb_loopback_host_wait(x->h, a, TMO), 512);
-	assert_int_equal(buf[511], pat(511));
-	usb_loopback_host_free(x->h, a);
-	usb_loopback_host_info(x->h, &info);
-	assert_int_equal(info.window_bytes, 2536);
-
-	/* A cancel waits while the window is held; queueing on it after
-	 * the transfer is gone fails and leaves the request the function's. */
-	assert_int_equal(usb_loopback_host_submit(x->h, in_addr(x), buf, 512, 0, &a), 0);
-	len = 512;
-	w = usb_ep_get_window(x->t.in, &len);
-	assert_non_null(w);
-	c.xfer = a;
-	assert_int_equal(pthread_create(&th, NULL, cancel_thread, &c), 0);
-	nanosleep(&ms50, NULL);
-	assert_false(atomic_load(&c.returned));
-	x->t.in_req->buf = w;
-	x->t.in_req->length = 512;
-	assert_int_equal(usb_ep_queue(x->t.in, x->t.in_req, USB_GFP_ATOMIC), -USB_ESHUTDOWN);
-	pthread_join(th, NULL);
-	assert_int_equal(c.rc, 0);
-	assert_int_equal(usb_loopback_host_wait(x->h, a, 0), -USB_ECONNRESET);
-	usb_loopback_host_free(x->h, a);
-	x->t.in_req->buf = x->t.in_buf;
-	queue_in(x, x->t.in_req, 100, false);
-	assert_int_equal(usb_loopback_host_transfer(x->h, in_addr(x), buf, 512, 0, TMO), 100);
-	fx_free(x);
-}
-
 static void test_loopback_host_bad_arguments(void **state)
 {
 	struct usb_loopback_host *h = NULL, *h2 = NULL;
@@ -1224,7 +1120,6 @@ int main(void)
 		cmocka_unit_test(test_loopback_host_worker_thread),
 		cmocka_unit_test(test_loopback_host_worker_out),
 		cmocka_unit_test(test_loopback_host_async),
-		cmocka_unit_test(test_loopback_host_window),
 		cmocka_unit_test(test_loopback_host_bad_arguments),
 		cmocka_unit_test(test_loopback_host_suspend_resume_info),
 		cmocka_unit_test(test_loopback_host_ep0_maxpacket8),

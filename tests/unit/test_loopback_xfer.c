@@ -529,112 +529,6 @@ static void test_loopback_xfer_unlink(void **state)
 	free(o);
 }
 
-/* Zero-copy windows: where they are offered, and a request on one. */
-static void test_loopback_xfer_window_in(void **state)
-{
-	struct one *o = one_new(true, 64);
-	struct udcx_urb *u = NULL;
-	size_t len = 1000;
-	uint8_t *w;
-
-	(void)state;
-	assert_null(udcx__ep_window(&o->ep, &len, &u));	/* no transfer */
-	set_urb(o, 0, 200, 0);
-	assert_int_equal(udcx__urb_submit(&o->ep, &o->u[0], &o->done), 0);
-	/* Whole packets of the room left, at most what was asked. */
-	len = 100;
-	assert_ptr_equal(udcx__ep_window(&o->ep, &len, &u), o->ub[0]);
-	assert_int_equal(len, 64);
-	len = 1000;
-	w = udcx__ep_window(&o->ep, &len, &u);
-	assert_ptr_equal(w, o->ub[0]);
-	assert_ptr_equal(u, &o->u[0]);
-	assert_int_equal(len, 192);
-	assert_true(udcx__ep_window_current(&o->ep, u, w));
-	/* The function writes in place; its request moves nothing more. */
-	for (int k = 0; k < 192; k++)
-		w[k] = (uint8_t)(k ^ 0x5a);
-	o->r[0].req.buf = w;
-	set_req(o, 0, 192);
-	assert_int_equal(udcx__ep_queue(&o->ep, &o->r[0], &o->done), 0);
-	assert_int_equal(o->r[0].req.status, 0);
-	assert_int_equal(o->r[0].req.actual, 192);
-	assert_true(o->u[0].pending);
-	assert_int_equal(o->u[0].actual, 192);
-	assert_false(udcx__ep_window_current(&o->ep, u, w));
-	/* 8 bytes of room: less than a packet, no window. */
-	len = 1000;
-	assert_null(udcx__ep_window(&o->ep, &len, &u));
-	set_req(o, 1, 8);
-	memset(o->rb[1], 0xee, 8);
-	assert_int_equal(udcx__ep_queue(&o->ep, &o->r[1], &o->done), 0);
-	assert_int_equal(o->u[0].status, 0);
-	assert_int_equal(o->u[0].actual, 200);
-	for (int k = 0; k < 192; k++)
-		assert_int_equal(o->ub[0][k], (uint8_t)(k ^ 0x5a));
-	assert_int_equal(o->ub[0][192], 0xee);
-
-	/* A request queued ahead, or a halt: no window. */
-	set_urb(o, 1, 128, 0);
-	assert_int_equal(udcx__urb_submit(&o->ep, &o->u[1], &o->done), 0);
-	o->r[2].req.buf = o->rb[2];
-	set_req(o, 2, 64);
-	o->r[2].req.zero = 0;
-	len = 128;
-	assert_non_null(udcx__ep_window(&o->ep, &len, &u));
-	set_req(o, 3, 300);
-	o->r[3].req.buf = o->rb[3];
-	assert_int_equal(udcx__ep_queue_only(&o->ep, &o->r[3]), 0);
-	assert_null(udcx__ep_window(&o->ep, &len, &u));
-	assert_int_equal(udcx__ep_dequeue(&o->ep, &o->r[3], &o->done), 0);
-	assert_int_equal(udcx__ep_set_halt(&o->ep, UDCX_HALT_FORCE, &o->done), 0);
-	assert_null(udcx__ep_window(&o->ep, &len, &u));
-	free(o);
-}
-
-static void test_loopback_xfer_window_out(void **state)
-{
-	struct one *o = one_new(false, 64);
-	struct udcx_urb *u = NULL;
-	size_t len = 4096;
-	uint8_t *w;
-
-	(void)state;
-	for (int k = 0; k < 130; k++)
-		o->ub[0][k] = (uint8_t)(k * 3);
-	set_urb(o, 0, 130, 0);
-	assert_int_equal(udcx__urb_submit(&o->ep, &o->u[0], &o->done), 0);
-	/* The host's data, whole packets of it, read in place. */
-	w = udcx__ep_window(&o->ep, &len, &u);
-	assert_ptr_equal(w, o->ub[0]);
-	assert_int_equal(len, 128);
-	o->r[0].req.buf = w;
-	set_req(o, 0, 128);
-	assert_int_equal(udcx__ep_queue(&o->ep, &o->r[0], &o->done), 0);
-	assert_int_equal(o->r[0].req.status, 0);
-	assert_int_equal(o->r[0].req.actual, 128);
-	for (int k = 0; k < 130; k++)
-		assert_int_equal(o->ub[0][k], (uint8_t)(k * 3));	/* untouched */
-	assert_true(o->u[0].pending);
-	/* The short packet left goes to an ordinary request. */
-	len = 4096;
-	assert_null(udcx__ep_window(&o->ep, &len, &u));
-	set_req(o, 1, 64);
-	assert_int_equal(udcx__ep_queue(&o->ep, &o->r[1], &o->done), 0);
-	assert_int_equal(o->r[1].req.actual, 2);
-	assert_int_equal(o->rb[1][1], (uint8_t)(129 * 3));
-	assert_int_equal(o->u[0].status, 0);
-	/* Unlinked under a window: no longer current. */
-	set_urb(o, 1, 64, 0);
-	assert_int_equal(udcx__urb_submit(&o->ep, &o->u[1], &o->done), 0);
-	len = 64;
-	w = udcx__ep_window(&o->ep, &len, &u);
-	assert_ptr_equal(u, &o->u[1]);
-	assert_int_equal(udcx__urb_unlink(&o->ep, u), 0);
-	assert_false(udcx__ep_window_current(&o->ep, u, w));
-	free(o);
-}
-
 static void test_loopback_xfer_unlink_keeps_request_offset(void **state)
 {
 	struct one *o = one_new(true, 64);
@@ -1082,8 +976,6 @@ int main(void)
 		cmocka_unit_test(test_loopback_xfer_halt_out_keeps_requests),
 		cmocka_unit_test(test_loopback_xfer_unlink),
 		cmocka_unit_test(test_loopback_xfer_unlink_keeps_request_offset),
-		cmocka_unit_test(test_loopback_xfer_window_in),
-		cmocka_unit_test(test_loopback_xfer_window_out),
 		cmocka_unit_test(test_loopback_xfer_dequeue),
 		cmocka_unit_test(test_loopback_xfer_flush),
 		cmocka_unit_test(test_loopback_xfer_bad_arguments),

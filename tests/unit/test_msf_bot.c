@@ -96,14 +96,6 @@ static void test_msf_bot_thirteen_cases(void **state)
 	msf_fx_free(fx);
 }
 
-/* The same cases on a host without zero-copy windows: the copy path. */
-static void test_msf_bot_thirteen_cases_without_windows(void **state)
-{
-	msf_fx_no_windows = true;
-	test_msf_bot_thirteen_cases(state);
-	msf_fx_no_windows = false;
-}
-
 static void test_msf_bot_case_data_reaches_medium(void **state)
 {
 	uint8_t buf[1024], back[512];
@@ -128,13 +120,6 @@ static void test_msf_bot_case_data_reaches_medium(void **state)
 	assert_int_equal(msf_fx_read10(fx, 0, 10, 1, back, 512, 0), 0);
 	assert_int_equal(back[0], msf_fx_pat(10 * 512));
 	msf_fx_free(fx);
-}
-
-static void test_msf_bot_case_data_reaches_medium_without_windows(void **state)
-{
-	msf_fx_no_windows = true;
-	test_msf_bot_case_data_reaches_medium(state);
-	msf_fx_no_windows = false;
 }
 
 /* After an invalid CBW both endpoints stay halted through CLEAR_FEATURE. */
@@ -430,9 +415,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_msf_bot_thirteen_cases),
-		cmocka_unit_test(test_msf_bot_thirteen_cases_without_windows),
 		cmocka_unit_test(test_msf_bot_case_data_reaches_medium),
-		cmocka_unit_test(test_msf_bot_case_data_reaches_medium_without_windows),
 		cmocka_unit_test(test_msf_bot_invalid_cbw_wedges_until_reset_recovery),
 		cmocka_unit_test(test_msf_bot_not_meaningful_cbw),
 		cmocka_unit_test(test_msf_bot_reset_in_the_middle_of_a_read),

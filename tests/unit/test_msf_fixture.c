@@ -53,7 +53,6 @@ int msf_fx_set_config(struct msf_fx *fx, uint8_t value)
 	return usb_loopback_host_control(fx->h, &s, NULL, MSF_TMO);
 }
 
-bool msf_fx_no_windows;
 
 struct msf_fx *msf_fx_new(void)
 {
@@ -62,7 +61,7 @@ struct msf_fx *msf_fx_new(void)
 
 struct msf_fx *msf_fx_new_max(enum usb_device_speed max)
 {
-	struct usb_loopback_host_config hc = { .max_speed = max, .no_windows = msf_fx_no_windows };
+	struct usb_loopback_host_config hc = { .max_speed = max };
 	struct msf_fx *fx;
 
 	if (current)

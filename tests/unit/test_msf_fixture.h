@@ -35,10 +35,6 @@ struct msf_fx {
 	int config_len;
 };
 
-/* Set before msf_fx_new*(): a loopback host that offers no zero-copy
- * windows, so the MSF takes its copy path every time. */
-extern bool msf_fx_no_windows;
-
 /* Defaults in fx->cfg: one LUN, can_stall; nothing is bound yet. */
 struct msf_fx *msf_fx_new(void);
 /* As msf_fx_new() with a controller (and driver) of speed @max. */

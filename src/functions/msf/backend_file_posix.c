@@ -105,7 +105,7 @@ static int file_write(struct fsg_backend *be, uint64_t offset, const void *buf, 
 	 * its end would extend it. Only the whole blocks still inside it are
 	 * written; the short count becomes WRITE ERROR at the next LBA, as
 	 * a read there is a read error. One fstat() per call (of up to a
-	 * buffer or window), against a pwrite() of as many bytes.
+	 * buffer), against a pwrite() of as many bytes.
 	 */
 	if (f->regular) {
 		struct stat st;

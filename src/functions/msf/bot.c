@@ -116,61 +116,6 @@ void msf__raise_exception(struct msf_common *common, enum msf__state state)
 
 /* ---- requests ------------------------------------------------------------ */
 
-/* The largest window asked for: one medium call per MiB at most, so an
- * exception waits for one such call at worst. */
-#define MSF_WINDOW_MAX (1024u * 1024u)
-
-void *msf__get_window(struct msf_common *common, struct msf__buffhd *bh, bool in,
-		      uint32_t *amount, uint64_t wanted)
-{
-	struct usb_request *req = in ? bh->inreq : bh->outreq;
-	struct fsg_dev *fsg = common->fsg;
-	struct usb_ep *ep;
-	unsigned len;
-	void *win;
-
-	msf__put_window(common);
-	req->buf = bh->buf;
-	if (!fsg)
-		return bh->buf;
-	ep = in ? fsg->bulk_in : fsg->bulk_out;
-	len = wanted > MSF_WINDOW_MAX ? MSF_WINDOW_MAX : (unsigned)wanted;
-	win = usb_ep_get_window(ep, &len);
-	if (!win)
-		return bh->buf;
-	common->window_ep = ep;
-	common->window_req = req;
-	req->buf = win;
-	*amount = len;
-	return win;
-}
-
-void msf__put_window(struct msf_common *common)
-{
-	struct usb_request *req = common->window_req;
-
-	if (!req)
-		return;
-	usb_ep_put_window(common->window_ep);
-	/* Only that request: the other one of its buffer may be queued. */
-	req->buf = ((struct msf__buffhd *)req->context)->buf;
-	common->window_ep = NULL;
-	common->window_req = NULL;
-}
-
-/* @req was queued (@queued) or refused: a window it used is settled. */
-static void window_queued(struct msf_common *common, struct usb_request *req, bool queued)
-{
-	if (common->window_req != req)
-		return;
-	if (queued) {
-		common->window_ep = NULL;	/* the backend released it */
-		common->window_req = NULL;
-	} else {
-		msf__put_window(common);
-	}
-}
-
 bool msf__start_in_transfer(struct msf_common *common, struct msf__buffhd *bh)
 {
 	struct fsg_dev *fsg = common->fsg;
@@ -183,7 +128,6 @@ bool msf__start_in_transfer(struct msf_common *common, struct msf__buffhd *bh)
 	bh->state = MSF_BUF_BUSY;
 	msf__os_unlock(common->os);
 	rc = usb_ep_queue(fsg->bulk_in, bh->inreq, USB_GFP_ATOMIC);
-	window_queued(common, bh->inreq, rc == 0);
 	if (rc) {
 		/* Not queued, so no completion: undo as if it had completed. */
 		msf__os_lock(common->os);
@@ -207,10 +151,8 @@ bool msf__start_out_transfer(struct msf_common *common, struct msf__buffhd *bh)
 	bh->state = MSF_BUF_BUSY;
 	msf__os_unlock(common->os);
 	rc = usb_ep_queue(fsg->bulk_out, bh->outreq, USB_GFP_ATOMIC);
-	window_queued(common, bh->outreq, rc == 0);
 	if (rc) {
 		msf__os_lock(common->os);
-		bh->out_written = false;
 		bh->outreq_busy = false;
 		bh->state = MSF_BUF_EMPTY;
 		msf__os_unlock(common->os);
@@ -545,7 +487,6 @@ static void handle_exception(struct msf_common *common)
 	bool continue_ep0;
 	unsigned i;
 
-	msf__put_window(common);
 	/* Cancel every transfer in flight and wait until they are back. */
 	if (fsg) {
 		for (i = 0; i < common->fsg_num_buffers; i++) {
@@ -671,14 +612,12 @@ void msf__worker_main(struct msf_common *common)
 		if (!running)
 			continue;
 
-		msf__put_window(common);
 		if (get_next_command(common) || msf__exception_pending(common))
 			continue;
 		if (msf__do_scsi_command(common) || msf__exception_pending(common))
 			continue;
 		if (finish_reply(common) || msf__exception_pending(common))
 			continue;
-		msf__put_window(common);	/* none is left unless a reply was cut */
 		send_status(common);
 	}
 

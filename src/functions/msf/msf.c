@@ -29,7 +29,6 @@ void msf__bulk_in_complete(struct usb_ep *ep, struct usb_request *req)
 	struct msf_common *common = bh->common;
 
 	(void)ep;
-	req->buf = bh->buf;	/* it may have pointed into a window */
 	msf__os_lock(common->os);
 	bh->inreq_busy = false;
 	bh->state = MSF_BUF_EMPTY;
@@ -43,12 +42,9 @@ void msf__bulk_out_complete(struct usb_ep *ep, struct usb_request *req)
 	struct msf_common *common = bh->common;
 
 	(void)ep;
-	req->buf = bh->buf;
 	msf__os_lock(common->os);
 	bh->outreq_busy = false;
-	/* Data the worker took from a window is written already. */
-	bh->state = bh->out_written ? MSF_BUF_EMPTY : MSF_BUF_FULL;
-	bh->out_written = false;
+	bh->state = MSF_BUF_FULL;
 	msf__wake_for(common, bh);
 	msf__os_unlock(common->os);
 }

@@ -100,9 +100,6 @@ struct msf__buffhd {
 	struct usb_request *outreq;
 	bool inreq_busy;
 	bool outreq_busy;
-	/* OUT on a window whose data the worker already wrote: its
-	 * completion empties the buffer instead of filling it (scsi_rw.c). */
-	bool out_written;
 	uint32_t bulk_out_intended_length;
 };
 
@@ -182,11 +179,6 @@ struct msf_common {
 	struct msf__buffhd *next_buffhd_to_fill;
 	struct msf__buffhd *next_buffhd_to_drain;
 	struct msf__buffhd *cbw_bh;	/* next CBW's request queued ahead, or NULL */
-	/* A zero-copy window held (usb_ep_get_window()): its endpoint and
-	 * the request pointing into it, whose context is its buffer (worker
-	 * only; NULL when none). */
-	struct usb_ep *window_ep;
-	struct usb_request *window_req;
 
 	/* The command in progress (worker only). */
 	uint8_t cmnd[MSF_MAX_CDB];
@@ -226,17 +218,6 @@ bool msf__start_out_transfer(struct msf_common *common, struct msf__buffhd *bh);
 void msf__set_bulk_out_req_length(struct msf_common *common,
 				  struct msf__buffhd *bh, uint32_t length);
 bool msf__exception_pending(struct msf_common *common);
-/*
- * Where @bh's data of up to @wanted bytes goes (IN) or comes from (OUT):
- * a window into the host's transfer when the backend offers one (*@amount
- * becomes its size), else @bh->buf (*@amount unchanged). Points the
- * request's buf at it. A window is released by queueing @bh's request
- * or by msf__put_window().
- */
-void *msf__get_window(struct msf_common *common, struct msf__buffhd *bh, bool in,
-		      uint32_t *amount, uint64_t wanted);
-/* Give back a window not queued on, and point its request at its own buffer. */
-void msf__put_window(struct msf_common *common);
 /* @bh's state, read under the lock. */
 enum msf__buf_state msf__buf_state(struct msf_common *common, struct msf__buffhd *bh);
 /* Completion of @bh (lock held): wake the worker if it waits for it. */
@@ -256,11 +237,17 @@ int msf__do_scsi_command(struct msf_common *common);
 int msf__check_command(struct msf_common *common, unsigned cmnd_size,
 		       enum msf__data_dir data_dir, uint32_t mask,
 		       bool needs_medium);
-int msf__do_read(struct msf_common *common, uint64_t lba, uint64_t blocks);
+/*
+ * READ and WRITE: each sets up the ring itself and then sets *@done
+ * (return 0); otherwise a reply length (0: an empty reply), -USB_EINVAL
+ * with the sense set, or -USB_EINTR (disconnected).
+ */
+int msf__do_read(struct msf_common *common, uint64_t lba, uint64_t blocks, bool *done);
 /* scsi_cdrom.c: reply length, or -USB_EINVAL with the sense set. */
 int msf__do_read_toc(struct msf_common *common, uint8_t *buf);
 int msf__do_read_header(struct msf_common *common, uint8_t *buf);
-int msf__do_write(struct msf_common *common, uint64_t lba, uint64_t blocks, bool fua);
+int msf__do_write(struct msf_common *common, uint64_t lba, uint64_t blocks, bool fua,
+		  bool *done);
 int msf__do_verify(struct msf_common *common);
 int msf__do_synchronize_cache(struct msf_common *common);
 /* Receive up to data_size_from_cmnd OUT bytes into @bh (MODE SELECT). */

@@ -48,7 +48,6 @@
 
 /* Handlers return a reply length, or one of these. */
 #define REPLY_FAILED (-USB_EINVAL)		/* sense set, no data */
-#define REPLY_DONE (-USB_EIO)		/* the handler set up the buffers itself */
 
 /* Set the current LUN's sense (no INFORMATION field). */
 static void fail(struct msf_common *common, uint32_t sense)
@@ -466,7 +465,7 @@ static uint64_t blocks_bytes(struct msf_common *common, uint64_t blocks)
 	return blocks << bits;
 }
 
-static int rw_command(struct msf_common *common, unsigned size, bool write)
+static int rw_command(struct msf_common *common, unsigned size, bool write, bool *done)
 {
 	const uint8_t *c = common->cmnd;
 	uint64_t lba, blocks;
@@ -517,8 +516,8 @@ static int rw_command(struct msf_common *common, unsigned size, bool write)
 		return REPLY_FAILED;
 	}
 	if (write)
-		return msf__do_write(common, lba, blocks, fua);
-	return msf__do_read(common, lba, blocks);
+		return msf__do_write(common, lba, blocks, fua, done);
+	return msf__do_read(common, lba, blocks, done);
 }
 
 static int small_command(struct msf_common *common, unsigned size,
@@ -545,6 +544,7 @@ int msf__do_scsi_command(struct msf_common *common)
 	uint8_t *buf;
 	const uint8_t *c = common->cmnd;
 	int reply;
+	bool done = false;	/* READ/WRITE set up the buffers themselves */
 	int rc;
 
 	/* The single reply buffer (data commands use the ring from here). */
@@ -633,28 +633,28 @@ int msf__do_scsi_command(struct msf_common *common)
 			reply = do_read_capacity_16(common, buf);
 		break;
 	case SC_READ_6:
-		reply = rw_command(common, 6, false);
+		reply = rw_command(common, 6, false, &done);
 		break;
 	case SC_READ_10:
-		reply = rw_command(common, 10, false);
+		reply = rw_command(common, 10, false, &done);
 		break;
 	case SC_READ_12:
-		reply = rw_command(common, 12, false);
+		reply = rw_command(common, 12, false, &done);
 		break;
 	case SC_READ_16:
-		reply = rw_command(common, 16, false);
+		reply = rw_command(common, 16, false, &done);
 		break;
 	case SC_WRITE_6:
-		reply = rw_command(common, 6, true);
+		reply = rw_command(common, 6, true, &done);
 		break;
 	case SC_WRITE_10:
-		reply = rw_command(common, 10, true);
+		reply = rw_command(common, 10, true, &done);
 		break;
 	case SC_WRITE_12:
-		reply = rw_command(common, 12, true);
+		reply = rw_command(common, 12, true, &done);
 		break;
 	case SC_WRITE_16:
-		reply = rw_command(common, 16, true);
+		reply = rw_command(common, 16, true, &done);
 		break;
 	case SC_VERIFY_10:
 		reply = small_command(common, 10, MSF_DIR_NONE,
@@ -705,6 +705,8 @@ unknown:
 
 	if (reply == -USB_EINTR)
 		return -USB_EINTR;
+	if (done)
+		return 0;
 	if (reply == REPLY_FAILED)
 		reply = 0;
 	if (reply >= 0 && common->data_dir == MSF_DIR_TO_HOST) {

@@ -6,9 +6,6 @@
  * The buffer ring makes backing-store I/O overlap the USB transfer: READ
  * fills buffer N+1 from the medium while buffer N is on the wire; WRITE
  * keeps OUT requests queued on free buffers while it writes the full ones.
- * Where the backend offers a window into the host's transfer
- * (usb_ep_get_window()), READ reads the medium straight into it and WRITE
- * writes straight from it instead: one copy of the data, not two.
  * Medium errors become MEDIUM ERROR sense with the failing LBA; FUA and
  * SYNCHRONIZE CACHE flush before the CSW.
  *
@@ -20,14 +17,13 @@
 #include "msf_os.h"
 
 #define REPLY_FAILED (-USB_EINVAL)
-#define REPLY_DONE (-USB_EIO)
 
 static uint32_t min_u32_u64(uint32_t a, uint64_t b)
 {
 	return b < a ? (uint32_t)b : a;
 }
 
-int msf__do_read(struct msf_common *common, uint64_t lba, uint64_t blocks)
+int msf__do_read(struct msf_common *common, uint64_t lba, uint64_t blocks, bool *done)
 {
 	struct msf__lun *curlun = common->curlun;
 	struct fsg_backend *be = curlun->be;
@@ -44,16 +40,13 @@ int msf__do_read(struct msf_common *common, uint64_t lba, uint64_t blocks)
 		uint32_t amount = min_u32_u64(common->xfer_buflen, amount_left);
 		int nread;
 		bool failed = false;
-		void *dst;
 
 		bh = common->next_buffhd_to_fill;
 		rc = msf__wait_buf(common, bh, MSF_BUF_EMPTY);
 		if (rc)
 			return rc;
 
-		/* Straight into the host's transfer where the backend allows. */
-		dst = msf__get_window(common, bh, true, &amount, amount_left);
-		nread = be->ops->read(be, offset, dst, amount);
+		nread = be->ops->read(be, offset, bh->buf, amount);
 		if (nread < 0 || (uint32_t)nread < amount) {
 			uint32_t good = nread < 0 ? 0 : (uint32_t)nread;
 
@@ -82,7 +75,8 @@ int msf__do_read(struct msf_common *common, uint64_t lba, uint64_t blocks)
 		}
 		common->next_buffhd_to_fill = bh->next;
 	}
-	return REPLY_DONE;
+	*done = true;
+	return 0;
 }
 
 static int flush_lun(struct msf__lun *curlun)
@@ -94,45 +88,8 @@ static int flush_lun(struct msf__lun *curlun)
 	return be->ops->flush(be);
 }
 
-/*
- * Write the @amount bytes of the window @bh's request points at (whole
- * blocks of them, as ever) to the medium at *@offset, then queue the
- * request to take them from the host. Return 0, -USB_EINTR
- * (disconnected), or -USB_EIO after a medium error (sense set).
- */
-static int write_window(struct msf_common *common, struct msf__buffhd *bh, uint32_t amount,
-			uint64_t *offset, uint64_t *amount_left_to_write)
-{
-	struct msf__lun *curlun = common->curlun;
-	struct fsg_backend *be = curlun->be;
-	uint32_t whole = min_u32_u64(amount, *amount_left_to_write) & ~(curlun->blksize - 1);
-	int nwritten = whole ? be->ops->write(be, *offset, bh->outreq->buf, whole) : 0;
-
-	common->usb_amount_left -= amount;
-	bh->bulk_out_intended_length = amount;
-	bh->outreq->length = amount;
-	bh->outreq->short_not_ok = 0;
-	msf__os_lock(common->os);
-	bh->out_written = true;
-	msf__os_unlock(common->os);
-	if (!msf__start_out_transfer(common, bh))
-		return -USB_EINTR;
-	common->next_buffhd_to_fill = bh->next;
-	common->next_buffhd_to_drain = bh->next;
-	if (nwritten < 0 || (uint32_t)nwritten < whole) {
-		uint32_t good = nwritten < 0 ? 0 : (uint32_t)nwritten & ~(curlun->blksize - 1);
-
-		msf__lun_set_sense(curlun, SS_WRITE_ERROR, (*offset + good) >> curlun->blkbits, true);
-		common->residue -= good;
-		return -USB_EIO;
-	}
-	*offset += whole;
-	*amount_left_to_write -= whole;
-	common->residue -= whole;
-	return 0;
-}
-
-int msf__do_write(struct msf_common *common, uint64_t lba, uint64_t blocks, bool fua)
+int msf__do_write(struct msf_common *common, uint64_t lba, uint64_t blocks, bool fua,
+		  bool *done)
 {
 	struct msf__lun *curlun = common->curlun;
 	struct fsg_backend *be = curlun->be;
@@ -164,25 +121,10 @@ int msf__do_write(struct msf_common *common, uint64_t lba, uint64_t blocks, bool
 		/* Queue OUT requests on every free buffer while data is due. */
 		bh = common->next_buffhd_to_fill;
 		if (get_some_more && msf__buf_state(common, bh) == MSF_BUF_EMPTY) {
-			bool windowed;
-
 			amount = min_u32_u64(common->xfer_buflen, amount_left_to_req);
-			/* Nothing in flight: write straight from the host's transfer. */
-			windowed = bh == common->next_buffhd_to_drain &&
-				   msf__get_window(common, bh, false, &amount, amount_left_to_req) != bh->buf;
 			amount_left_to_req -= amount;
 			if (amount_left_to_req == 0)
 				get_some_more = false;
-			if (windowed) {
-				rc = write_window(common, bh, amount, &offset, &amount_left_to_write);
-				if (rc == -USB_EINTR)
-					return rc;
-				if (rc) {
-					failed = true;
-					break;
-				}
-				continue;
-			}
 			common->usb_amount_left -= amount;
 			msf__set_bulk_out_req_length(common, bh, amount);
 			if (!msf__start_out_transfer(common, bh))
@@ -240,7 +182,8 @@ int msf__do_write(struct msf_common *common, uint64_t lba, uint64_t blocks, bool
 	/* Durable before the CSW when the host asked (FUA). */
 	if (!failed && fua && flush_lun(curlun) < 0)
 		msf__lun_set_sense(curlun, SS_WRITE_ERROR, lba, true);
-	return REPLY_DONE;
+	*done = true;
+	return 0;
 }
 
 int msf__do_synchronize_cache(struct msf_common *common)

@@ -105,11 +105,7 @@ static uint8_t *bytes_at(void *buf, size_t off)
 	return buf ? (uint8_t *)buf + off : NULL;
 }
 
-/*
- * Move @n bytes between a request and a host transfer. Nothing to do when
- * both are the same memory: a function wrote or read the host's buffer in
- * place (udcx__ep_window()).
- */
+/* Move @n bytes between a request and a host transfer. */
 static void copy_bytes(void *dst, const void *src, size_t n)
 {
 	if (dst != src && n > 0)
@@ -439,31 +435,6 @@ bool udcx__ep_run_some(struct udcx_ep *ep, struct udcx_done *done, size_t budget
 	ep_run(ep, done);
 	ep->budget_left = SIZE_MAX;
 	return ep->run_cut;
-}
-
-void *udcx__ep_window(struct udcx_ep *ep, size_t *length, struct udcx_urb **urb)
-{
-	struct udcx_urb *u = head_urb(ep);
-	size_t mp = ep->maxpacket, room;
-
-	/* Whole packets only, none of them taken by a request already. */
-	if (!ep->enabled || ep->halted || ep->control || !u || u->iso || !list_empty(&ep->reqs) ||
-	    mp == 0 || u->actual % mp != 0)
-		return NULL;
-	room = (u->limit - u->actual) / mp * mp;
-	if (*length < room)
-		room = *length / mp * mp;
-	if (room == 0)
-		return NULL;
-	*length = room;
-	*urb = u;
-	return (uint8_t *)u->buf + u->actual;
-}
-
-bool udcx__ep_window_current(const struct udcx_ep *ep, const struct udcx_urb *u, const void *at)
-{
-	return u->pending && u->ep == ep && head_urb((struct udcx_ep *)ep) == u &&
-	       bytes_at(u->buf, u->actual) == (const uint8_t *)at;
 }
 
 int udcx__ep_dequeue(struct udcx_ep *ep, struct udcx_req *r, struct udcx_done *done)

@@ -239,20 +239,6 @@ void udcx__ep_run(struct udcx_ep *ep, struct udcx_done *done);
  */
 bool udcx__ep_run_some(struct udcx_ep *ep, struct udcx_done *done, size_t budget);
 
-/*
- * Zero-copy window: where the head host transfer of @ep takes (IN) or holds
- * (OUT) its next bytes, when a request could move them in place: no
- * request queued ahead, a bulk or interrupt transfer at a packet boundary.
- * *@length: on entry the most wanted; on return the window's size, whole
- * packets, never more than the transfer has left. *@urb: the transfer.
- * A request queued with buf == the window and length <= its size then
- * moves nothing (the engine skips copies onto themselves).
- * Return: the window, or NULL (none; *@length unchanged).
- */
-void *udcx__ep_window(struct udcx_ep *ep, size_t *length, struct udcx_urb **urb);
-
-/* True while @at is still where @u's next byte goes (a window is valid). */
-bool udcx__ep_window_current(const struct udcx_ep *ep, const struct udcx_urb *u, const void *at);
 
 /*
  * Remove @r from @ep's queue and finish it with USB_ECONNRESET (actual

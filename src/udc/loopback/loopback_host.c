@@ -265,20 +265,6 @@ int usb_loopback_host_poll(struct usb_loopback_host *h)
 /* ---- waiting for a host transfer --------------------------------------- */
 
 /*
- * Wait (lock held) while the device side reads or writes @u's buffer
- * through a window (usb_ep_get_window()): the caller may free it once the
- * host call returns. The holder is only between a file read or write and
- * its queue call.
- */
-static void wait_window(struct usb_loopback_host *h, struct udcx_urb *u)
-{
-	struct lb_ep *lep = u->ep ? usb_container_of(u->ep, struct lb_ep, x) : NULL;
-
-	while (lep && lep->win_urb == u)
-		pthread_cond_wait(&h->cond, &h->lock);
-}
-
-/*
  * Wait (lock held) until @u has finished, giving back completions as they
  * come. Return: true if it finished, false on timeout (still pending).
  */
@@ -292,10 +278,8 @@ static bool wait_urb(struct usb_loopback_host *h, struct udcx_urb *u, unsigned t
 		if (h->unplug_pending)
 			do_disconnect(h);
 		lb__run_completions(h);
-		if (!u->pending) {
-			wait_window(h, u);
+		if (!u->pending)
 			return true;
-		}
 		if (!in_time || timeout_ms == 0)
 			return false;
 		/* Completions may be pending again after the lock was dropped. */
@@ -593,7 +577,6 @@ int usb_loopback_host_cancel(struct usb_loopback_host *h, struct usb_loopback_xf
 		return -USB_EINVAL;
 	lb__lock(h);
 	rc = udcx__urb_unlink(&x->lep->x, &x->u);
-	wait_window(h, &x->u);
 	pthread_mutex_unlock(&h->lock);
 	return rc;
 }
@@ -637,7 +620,6 @@ int usb_loopback_host_transfer(struct usb_loopback_host *h, uint8_t ep, void *bu
 			rc = urb_result(&x->u);
 		} else {
 			(void)udcx__urb_unlink(&x->lep->x, &x->u);
-			wait_window(h, &x->u);
 			rc = -USB_ETIMEDOUT;
 		}
 		free(x);

@@ -29,12 +29,6 @@ struct lb_ep {
 	uint8_t hw_address;	/* number | USB_DIR_IN, fixed by the hardware */
 	uint8_t host_address;	/* bEndpointAddress while enabled */
 	bool run_deferred;	/* requests queued for the host thread to move */
-	/* A zero-copy window the device side holds (usb_ep_get_window()):
-	 * the host transfer and where in its buffer; under h->lock. The
-	 * host call that owns the transfer does not return while it is
-	 * held. */
-	struct udcx_urb *win_urb;
-	void *win_at;
 };
 
 struct usb_loopback_xfer {
@@ -62,7 +56,6 @@ struct usb_loopback_host {
 	atomic_uint lock_waiters;
 	long spin_ns;		/* polling budget (host thread only) */
 	bool multi_cpu;		/* polling a lock only helps with another CPU */
-	bool no_windows;	/* config: usb_ep_get_window() always NULL */
 	struct lb_ep ep0;
 	struct lb_ep *eps;
 	size_t neps;
@@ -87,9 +80,6 @@ struct usb_loopback_host {
  * buffer, would wait on the lock (bench_msf).
  */
 #define LB_RUN_BUDGET (16u * 1024u)
-
-/* Drop @lep's window, if any, and wake a host call waiting on it. Lock held. */
-void lb__window_drop(struct usb_loopback_host *h, struct lb_ep *lep);
 
 /* Leave the rest of @lep's data to the host thread. Lock held. */
 void lb__defer(struct usb_loopback_host *h, struct lb_ep *lep);

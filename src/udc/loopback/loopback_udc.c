@@ -229,61 +229,18 @@ static void lb_free_request(struct usb_ep *ep, struct usb_request *req)
 	free(udcx__req_of(req));
 }
 
-void lb__window_drop(struct usb_loopback_host *h, struct lb_ep *lep)
-{
-	if (lep->win_urb) {
-		lep->win_urb = NULL;
-		lep->win_at = NULL;
-		lb__kick(h);
-	}
-}
-
-static void *lb_get_window(struct usb_ep *ep, unsigned *length)
-{
-	struct lb_ep *lep = lep_of(ep);
-	struct usb_loopback_host *h = lep->h;
-	struct udcx_urb *u;
-	size_t len = *length;
-	void *at = NULL;
-
-	lb__lock(h);
-	lb__window_drop(h, lep);
-	if (h->connected && !h->no_windows && (at = udcx__ep_window(&lep->x, &len, &u)) != NULL) {
-		lep->win_urb = u;
-		lep->win_at = at;
-		*length = (unsigned)len;
-	}
-	pthread_mutex_unlock(&h->lock);
-	return at;
-}
-
-static void lb_put_window(struct usb_ep *ep)
-{
-	struct lb_ep *lep = lep_of(ep);
-	struct usb_loopback_host *h = lep->h;
-
-	lb__lock(h);
-	lb__window_drop(h, lep);
-	pthread_mutex_unlock(&h->lock);
-}
-
 static int lb_queue(struct usb_ep *ep, struct usb_request *req)
 {
 	struct lb_ep *lep = lep_of(ep);
 	struct usb_loopback_host *h = lep->h;
 	struct udcx_done done;
-	bool on_window;
 	int rc;
 
 	udcx__done_init(&done);
 	lb__lock(h);
-	on_window = lep->win_urb && req->buf == lep->win_at;
-	if (on_window && !udcx__ep_window_current(&lep->x, lep->win_urb, lep->win_at)) {
-		/* The transfer ended under the window: its bytes are gone. */
+	if (!h->connected) {
 		rc = -USB_ESHUTDOWN;
-	} else if (!h->connected) {
-		rc = -USB_ESHUTDOWN;
-	} else if (!on_window && h->host_busy && !lep->x.control && !lep->x.is_in &&
+	} else if (h->host_busy && !lep->x.control && !lep->x.is_in &&
 		   udcx__ep_pending(&lep->x) > 0) {
 		/*
 		 * OUT, a host call running and a transfer waiting: the host
@@ -299,14 +256,9 @@ static int lb_queue(struct usb_ep *ep, struct usb_request *req)
 			lb__kick(h);
 		}
 	} else {
-		/* On a window nothing is copied: finish it here and now. */
 		rc = udcx__ep_queue(&lep->x, udcx__req_of(req), &done);
 		lb__settle(h, &done);
-		if (rc == 0 && on_window)
-			h->info.window_bytes += req->length;
 	}
-	if (on_window)
-		lb__window_drop(h, lep);
 	pthread_mutex_unlock(&h->lock);
 	return rc;
 }
@@ -365,8 +317,6 @@ static const struct usb_ep_ops lb_ep_ops = {
 	.dequeue = lb_dequeue,
 	.set_halt = lb_set_halt,
 	.fifo_status = lb_fifo_status,
-	.get_window = lb_get_window,
-	.put_window = lb_put_window,
 };
 
 /* ---- gadget ops ------------------------------------------------------- */
@@ -590,7 +540,6 @@ int usb_loopback_host_create(const struct usb_loopback_host_config *config,
 	snprintf(h->name, sizeof(h->name), "%s", config->udc_name ? config->udc_name : "loopback.0");
 	h->max_speed = config->max_speed ? config->max_speed : USB_SPEED_HIGH;
 	h->ep0_mp = config->ep0_maxpacket ? config->ep0_maxpacket : 64;
-	h->no_windows = config->no_windows;
 	h->pullup = true;
 	h->info.pullup = 1;
 	udcx__done_init(&h->pending);

@@ -250,9 +250,6 @@ static const struct usb_ep_ops null_ep_ops = {
 	.set_halt = null_set_halt,
 	.fifo_status = null_fifo_status,
 	.fifo_flush = null_fifo_flush,
-	/* .get_window/.put_window: optional zero-copy, only for a host whose
-	 * transfer buffers sit in memory (docs/writing-a-backend.md); a DMA
-	 * controller leaves them NULL. */
 };
 
 /* ---- 4. gadget ops ----------------------------------------------------- */
