@@ -24,7 +24,7 @@
  * - wLength > 0 and OUT: it receives the data stage (length == wLength);
  *   the backend completes it, then acknowledges the status stage.
  * - wLength == 0: a zero-length request: acknowledge the status stage.
- * Instead of queueing, the core may call ops->set_halt(ep0, 1): stall this
+ * Instead of queueing, the core may call ops->set_halt(ep0, USB_EP_HALT_SET): stall this
  * control transfer (a protocol stall; ep0 un-halts itself at the next
  * SETUP). When usb_gadget_setup() returns a negative value, stall the
  * transfer. A new SETUP while an ep0 request is still queued completes
@@ -80,6 +80,13 @@ struct usb_gadget_ops {
 	int (*test_mode)(struct usb_gadget *gadget, unsigned selector);
 };
 
+/* What ops->set_halt is asked to do (see struct usb_ep_ops). */
+enum usb_ep_halt_value {
+	USB_EP_HALT_CLEAR,	/* resume; the data toggle resets */
+	USB_EP_HALT_SET,	/* a function's halt: may be refused (-USB_EAGAIN) */
+	USB_EP_HALT_HOST	/* the host's SET_FEATURE(ENDPOINT_HALT): never refused */
+};
+
 /**
  * struct usb_ep_ops - per-endpoint operations of a backend. The core calls
  * them through usb_ep_*() after checking arguments, from any thread: the
@@ -97,12 +104,14 @@ struct usb_gadget_ops {
  *	-USB_EINPROGRESS and actual to 0.
  * @dequeue: mandatory. Give back @req with -USB_ECONNRESET if still
  *	queued; -USB_EINVAL if it is not.
- * @set_halt: mandatory. @value 1: fail the host's transfers on this
- *	endpoint with a stall; 0: resume (and reset the data toggle). For an
- *	IN endpoint with requests queued, refuse with -USB_EAGAIN. @value 2:
- *	the host's own SET_FEATURE(ENDPOINT_HALT) (from the core): halt as
- *	for 1 but never refuse (chapter 9 gives the device no choice).
- *	For ep0: stall the current control transfer only.
+ * @set_halt: mandatory. @value (enum usb_ep_halt_value) USB_EP_HALT_SET:
+ *	fail the host's transfers on this endpoint with a stall; for an IN
+ *	endpoint with requests queued, refuse with -USB_EAGAIN.
+ *	USB_EP_HALT_CLEAR: resume (and reset the data toggle).
+ *	USB_EP_HALT_HOST: the host's own SET_FEATURE(ENDPOINT_HALT) (from the
+ *	core): halt as for USB_EP_HALT_SET but never refuse (chapter 9 gives
+ *	the device no choice). For ep0 (always USB_EP_HALT_SET): stall the
+ *	current control transfer only.
  * @set_wedge: optional. The core keeps wedge state itself; a controller
  *	that implements wedge in hardware is told here.
  * @fifo_status: optional. Bytes in the FIFO; -USB_EOPNOTSUPP otherwise.
@@ -126,7 +135,7 @@ struct usb_ep_ops {
 	void (*free_request)(struct usb_ep *ep, struct usb_request *req);
 	int (*queue)(struct usb_ep *ep, struct usb_request *req);
 	int (*dequeue)(struct usb_ep *ep, struct usb_request *req);
-	int (*set_halt)(struct usb_ep *ep, int value);
+	int (*set_halt)(struct usb_ep *ep, enum usb_ep_halt_value value);
 	int (*set_wedge)(struct usb_ep *ep);
 	int (*fifo_status)(struct usb_ep *ep);
 	void (*fifo_flush)(struct usb_ep *ep);

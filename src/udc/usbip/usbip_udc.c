@@ -199,17 +199,14 @@ static int ep_dequeue(struct usb_ep *uep, struct usb_request *req)
 	return rc;
 }
 
-static int ep_set_halt(struct usb_ep *uep, int value)
+static int ep_set_halt(struct usb_ep *uep, enum usb_ep_halt_value value)
 {
 	struct usbip__ep *ep = to_ep(uep);
 	struct usbip__dev *dev = ep->dev;
 	int rc;
 
 	pthread_mutex_lock(&dev->lock);
-	/* 1: a function's halt (refused with IN data queued); 2: the host's
-	 * SET_FEATURE(ENDPOINT_HALT), never refused. */
-	rc = udcx__ep_set_halt(&ep->x, value <= 0 ? UDCX_HALT_CLEAR :
-				       value == 1 ? UDCX_HALT_SET : UDCX_HALT_FORCE, &dev->done);
+	rc = udcx__ep_set_halt(&ep->x, value, &dev->done);
 	kick_locked(dev);
 	pthread_mutex_unlock(&dev->lock);
 	return rc;
