@@ -200,6 +200,68 @@ void usb_ep_init(struct usb_ep *ep);
 /* Find a registered UDC by name (NULL if none). Context: not event context. */
 struct usb_gadget *usb_udc_find(const char *name);
 
+/* ---- describe: the bound composite device, as a backend may see it ----
+ * Each call below reads the composite device bound to @gadget (NULL-safe
+ * for an unbound gadget: -USB_ENODEV or the stated default). Context: any
+ * thread while the gadget is started (between ops->start and ops->stop:
+ * the configuration list does not change then); usb_gadget_config_value()
+ * only from the event context. No call allocates; output goes into caller
+ * memory. */
+
+/* The most the interfaces of one configuration report (Linux's value). */
+#define USB_GADGET_MAX_INTERFACES 16
+
+/**
+ * struct usb_gadget_config_info - one configuration as OP_REP_DEVLIST-style
+ * listings need it: its value and the class triple of each interface
+ * (alternate setting 0), in interface-number order.
+ */
+struct usb_gadget_config_info {
+	uint8_t bConfigurationValue;
+	uint8_t bNumInterfaces;
+	struct {
+		uint8_t bInterfaceNumber;
+		uint8_t bInterfaceClass;	/* 0xff when no descriptor says */
+		uint8_t bInterfaceSubClass;
+		uint8_t bInterfaceProtocol;
+	} intf[USB_GADGET_MAX_INTERFACES];
+};
+
+/* The speed to connect at: @gadget->max_speed, capped by the bound
+ * driver's max_speed (never below full speed), as Linux's UDC core does.
+ * Unbound: @gadget->max_speed. */
+enum usb_device_speed usb_gadget_max_speed(struct usb_gadget *gadget);
+
+/* The driver's device descriptor into @out, bLength, bDescriptorType and
+ * bNumConfigurations filled (bcdUSB and bMaxPacketSize0 as the driver set
+ * them: their per-speed values go out only in GET_DESCRIPTOR).
+ * Return: 0 or -USB_ENODEV (nothing bound). */
+int usb_gadget_device_descriptor(struct usb_gadget *gadget, struct usb_device_descriptor *out);
+
+/* Number of configurations. Return: >= 0 or -USB_ENODEV. */
+int usb_gadget_config_count(struct usb_gadget *gadget);
+
+/* Index (0-based, the order of GET_DESCRIPTOR(CONFIG)) of the
+ * configuration with bConfigurationValue @value.
+ * Return: the index, -USB_ENOENT or -USB_ENODEV. */
+int usb_gadget_config_index(struct usb_gadget *gadget, unsigned value);
+
+/* The configuration descriptor @index with all its functions' descriptors
+ * for @speed (each function falling back to its next slower list, as the
+ * core answers GET_DESCRIPTOR(CONFIG)), into @buf (room @cap).
+ * Return: the length, -USB_ENOSPC, -USB_ENOENT or -USB_ENODEV. */
+int usb_gadget_config_descriptor(struct usb_gadget *gadget, unsigned index,
+				 enum usb_device_speed speed, void *buf, size_t cap);
+
+/* Configuration @index at @speed summarised into @out.
+ * Return: the interface count, -USB_ENOENT or -USB_ENODEV. */
+int usb_gadget_interface_classes(struct usb_gadget *gadget, unsigned index,
+				 enum usb_device_speed speed, struct usb_gadget_config_info *out);
+
+/* bConfigurationValue of the active configuration; 0: unconfigured (or
+ * nothing bound). Context: event context. */
+unsigned usb_gadget_config_value(struct usb_gadget *gadget);
+
 #ifdef __cplusplus
 }
 #endif

@@ -263,17 +263,10 @@ uint32_t usbip__dev_devid(const struct usbip__dev *dev)
 
 enum usb_device_speed usbip__dev_speed(struct usbip__dev *dev)
 {
-	const struct usb_composite_dev *cdev = get_gadget_data(&dev->gadget);
-	enum usb_device_speed speed = dev->server->cfg.speed;
-
-	/* As the kernel's UDC core does: never faster than the driver can go
-	 * (a high-speed-only driver on a SuperSpeed server enumerates at high
-	 * speed, with its 64-byte ep0). */
-	if (cdev && cdev->driver && cdev->driver->max_speed != USB_SPEED_UNKNOWN &&
-	    cdev->driver->max_speed < speed)
-		speed = cdev->driver->max_speed < USB_SPEED_FULL ? USB_SPEED_FULL
-								 : cdev->driver->max_speed;
-	return speed;
+	/* gadget.max_speed is the server's speed; the core caps it by the
+	 * driver's (a high-speed-only driver on a SuperSpeed server enumerates
+	 * at high speed, with its 64-byte ep0). */
+	return usb_gadget_max_speed(&dev->gadget);
 }
 
 int usbip__dev_create(struct usbip_server *srv, unsigned index, struct usbip__dev **out)
@@ -452,8 +445,7 @@ static void collect_urbs(struct list_head *urbs, struct list_head *out)
 /* Tell the program when the host (un)configures the device. */
 static void report_state(struct usbip__dev *dev)
 {
-	struct usb_composite_dev *cdev = get_gadget_data(&dev->gadget);
-	unsigned config = cdev && cdev->config ? cdev->config->bConfigurationValue : 0;
+	unsigned config = usb_gadget_config_value(&dev->gadget);
 	char msg[64];
 
 	if (config == dev->last_config)
