@@ -38,7 +38,7 @@ static uint32_t tag;
 static int do_config(struct usb_configuration *c)
 {
 	struct fsg_common *common;
-	int rc = fsg_common_init(&common, c->cdev, &cfg);
+	int rc = fsg_common_create(&common, c->cdev, &cfg);
 
 	if (rc)
 		return rc;
@@ -55,9 +55,9 @@ static int bind(struct usb_composite_dev *cdev)
 static const struct usb_device_descriptor dd = {
 	.bLength = USB_DT_DEVICE_SIZE,
 	.bDescriptorType = USB_DT_DEVICE,
-	.bcdUSB = cpu_to_le16(0x0200),
-	.idVendor = cpu_to_le16(0x0525),
-	.idProduct = cpu_to_le16(0xa4a5),
+	.bcdUSB = USB_CPU_TO_LE16(0x0200),
+	.idVendor = USB_CPU_TO_LE16(0x0525),
+	.idProduct = USB_CPU_TO_LE16(0xa4a5),
 };
 
 static struct usb_composite_driver driver = {

@@ -1,6 +1,6 @@
 # Installation: the library, its headers (FILE_SET), an exported CMake
 # package (find_package(composite) -> composite::composite) with a version
-# file, and a pkg-config file with full install paths.
+# file, and a relocatable pkg-config file.
 include(CMakePackageConfigHelpers)
 
 install(TARGETS composite
@@ -25,7 +25,16 @@ install(FILES
   ${CMAKE_CURRENT_BINARY_DIR}/compositeConfigVersion.cmake
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/composite)
 
-# pkg-config: absolute paths, whatever GNUInstallDirs gave.
+# pkg-config: paths relative to the .pc file's own folder, so a prefix
+# moved after `cmake --install` still works (absolute GNUInstallDirs
+# values stay absolute).
+if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
+  set(COMPOSITE_PC_PREFIX "${CMAKE_INSTALL_PREFIX}")
+else()
+  file(RELATIVE_PATH pc_up /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
+  string(REGEX REPLACE "/$" "" pc_up "${pc_up}")
+  set(COMPOSITE_PC_PREFIX "\${pcfiledir}/${pc_up}")
+endif()
 if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
   set(COMPOSITE_PC_LIBDIR "${CMAKE_INSTALL_LIBDIR}")
 else()

@@ -51,11 +51,11 @@ static struct usbip_server *volatile server;
 static const struct usb_device_descriptor device_desc = {
 	.bLength = USB_DT_DEVICE_SIZE,
 	.bDescriptorType = USB_DT_DEVICE,
-	.bcdUSB = cpu_to_le16(0x0200),
+	.bcdUSB = USB_CPU_TO_LE16(0x0200),
 	.bDeviceClass = USB_CLASS_VENDOR_SPEC,
-	.idVendor = cpu_to_le16(GZ_VENDOR),
-	.idProduct = cpu_to_le16(GZ_PRODUCT),
-	.bcdDevice = cpu_to_le16(0x0100),
+	.idVendor = USB_CPU_TO_LE16(GZ_VENDOR),
+	.idProduct = USB_CPU_TO_LE16(GZ_PRODUCT),
+	.bcdDevice = USB_CPU_TO_LE16(0x0100),
 };
 
 /* The configurations' own strings (iConfiguration), as g_zero's. */

@@ -54,10 +54,10 @@
 static struct usb_device_descriptor msg_device_desc = {
 	.bLength = USB_DT_DEVICE_SIZE,
 	.bDescriptorType = USB_DT_DEVICE,
-	.bcdUSB = cpu_to_le16(0x0200),
+	.bcdUSB = USB_CPU_TO_LE16(0x0200),
 	.bDeviceClass = USB_CLASS_PER_INTERFACE,
-	.idVendor = cpu_to_le16(FSG_VENDOR_ID),
-	.idProduct = cpu_to_le16(FSG_PRODUCT_ID),
+	.idVendor = USB_CPU_TO_LE16(FSG_VENDOR_ID),
+	.idProduct = USB_CPU_TO_LE16(FSG_PRODUCT_ID),
 	.bNumConfigurations = 1,
 };
 
@@ -86,7 +86,7 @@ static int msg_do_config(struct usb_configuration *c)
 	fsg_config_from_params(&config, &mod_data);
 	config.ops = &ops;
 
-	ret = fsg_common_init(&common, c->cdev, &config);
+	ret = fsg_common_create(&common, c->cdev, &config);
 	if (ret)
 		return ret;
 
@@ -278,7 +278,7 @@ int main(int argc, char **argv)
 			perror("mass_storage: disk.img");
 			return 1;
 		}
-		snprintf(mod_data.file[0], sizeof(mod_data.file[0]), "disk.img");
+		mod_data.file[0] = "disk.img";
 		mod_data.file_count = 1;
 	}
 

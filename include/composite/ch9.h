@@ -2,24 +2,20 @@
  * ch9.h - USB 2.0/3.x chapter 9 wire types: setup packets, descriptors and
  * their constants, plus little-endian helpers.
  *
- * Where the system has <linux/usb/ch9.h> these ARE that header's types, so a
- * file may include both in any order. Elsewhere (bare metal, macOS, Windows),
- * or when COMPOSITE_OWN_CH9 is defined, this header supplies definitions with
- * the same names, layouts and values, written from the USB specification.
- * Multi-byte fields are little-endian on the wire: use cpu_to_le16() and
- * le16_to_cpu() (or the usb_ prefixed forms) to read and write them.
+ * The definitions are the library's own (ch9_own.h), the same on every build
+ * host: written from the USB specifications with Linux's names, layouts and
+ * values (tests/unit/test_core_ch9* compare them with <linux/usb/ch9.h>).
+ * A file may include this header and <linux/usb/ch9.h> in either order:
+ * whichever comes second is skipped (Linux's include guard), and the
+ * layout-identical types of the first serve both.
+ * Multi-byte fields are little-endian on the wire: use USB_CPU_TO_LE16() and
+ * USB_LE16_TO_CPU() (or cpu_to_le16() from composite/linux/types.h).
  */
 #ifndef COMPOSITE_CH9_H
 #define COMPOSITE_CH9_H
 
 #include <stddef.h>
 #include <stdint.h>
-
-#if !defined(COMPOSITE_OWN_CH9) && defined(__has_include)
-#if __has_include(<linux/usb/ch9.h>)
-#define COMPOSITE_HAVE_LINUX_CH9 1
-#endif
-#endif
 
 /* ---- byte order ------------------------------------------------------- */
 
@@ -40,28 +36,19 @@
 #define USB_LE16_TO_CPU(x) USB_CPU_TO_LE16(x)
 #define USB_LE32_TO_CPU(x) USB_CPU_TO_LE32(x)
 
-#ifdef COMPOSITE_HAVE_LINUX_CH9
-#include <linux/usb/ch9.h>
+#ifdef __LINUX_USB_CH9_H
+/* <linux/usb/ch9.h> came first: its types, identical in layout, serve. */
+#define COMPOSITE_CH9_FROM_LINUX 1
 #else
 #include "composite/ch9_own.h"
+/* Skip a later <linux/usb/ch9.h>, which would redefine every type, but
+ * keep the kernel type names (__u8, __le16...) it would have brought. */
+#define __LINUX_USB_CH9_H 1
+#if defined(__linux__) && defined(__has_include)
+#if __has_include(<linux/types.h>)
+#include <linux/types.h>
 #endif
-
-/*
- * The kernel spellings, so ported gadget code keeps its static initialisers
- * (".idVendor = cpu_to_le16(0x0525)"). Constant expressions. Not defined if
- * the including program already has its own.
- */
-#ifndef cpu_to_le16
-#define cpu_to_le16(x) USB_CPU_TO_LE16(x)
 #endif
-#ifndef le16_to_cpu
-#define le16_to_cpu(x) USB_LE16_TO_CPU(x)
-#endif
-#ifndef cpu_to_le32
-#define cpu_to_le32(x) USB_CPU_TO_LE32(x)
-#endif
-#ifndef le32_to_cpu
-#define le32_to_cpu(x) USB_LE32_TO_CPU(x)
 #endif
 
 /* Helpers for reading a wire buffer byte by byte (no alignment needed). */

@@ -1,11 +1,12 @@
 /*
- * ch9_own.h - the library's own chapter 9 definitions, used where
- * <linux/usb/ch9.h> is not available. Do not include directly: include
- * composite/ch9.h, which picks Linux's header when the system has it.
+ * ch9_own.h - the library's own chapter 9 definitions, used on every build
+ * host. Do not include directly: include composite/ch9.h, which skips this
+ * file when <linux/usb/ch9.h> was included first.
  *
  * Names, values and layouts follow the USB 2.0 and 3.2 specifications and
  * match the Linux UAPI spelling, so code written for one compiles with the
- * other; tests/unit/test_ch9.c checks every layout against Linux's header.
+ * other; tests/unit/test_core_ch9* check every name, value and layout
+ * against Linux's header where it exists.
  */
 #ifndef COMPOSITE_CH9_OWN_H
 #define COMPOSITE_CH9_OWN_H
@@ -411,6 +412,332 @@ struct usb_ss_cap_descriptor {
 #define USB_HIGH_SPEED_OPERATION	(1 << 2)
 #define USB_5GBPS_OPERATION		(1 << 3)
 #define USB_DT_USB_SS_CAP_SIZE		10
+
+/* ---- the rest of Linux's <linux/usb/ch9.h> names --------------------- */
+/* Rarely used by gadgets, but ported code and host tools name them, so
+ * they are here with Linux's names and values (USB 2.0, USB 3.2, OTG and
+ * EH 2.0, Power Delivery 3.0 and the withdrawn Wireless USB 1.0). */
+
+/* Wireless USB and USB 3.2 requests (bRequest). */
+#define USB_REQ_SET_ENCRYPTION		0x0D
+#define USB_REQ_GET_ENCRYPTION		0x0E
+#define USB_REQ_RPIPE_ABORT		0x0E
+#define USB_REQ_SET_HANDSHAKE		0x0F
+#define USB_REQ_RPIPE_RESET		0x0F
+#define USB_REQ_GET_HANDSHAKE		0x10
+#define USB_REQ_SET_CONNECTION		0x11
+#define USB_REQ_SET_SECURITY_DATA	0x12
+#define USB_REQ_GET_SECURITY_DATA	0x13
+#define USB_REQ_SET_WUSB_DATA		0x14
+#define USB_REQ_LOOPBACK_DATA_WRITE	0x15
+#define USB_REQ_LOOPBACK_DATA_READ	0x16
+#define USB_REQ_SET_INTERFACE_DS	0x17
+
+/* Power Delivery requests (bRequest). */
+#define USB_REQ_GET_PARTNER_PDO		20
+#define USB_REQ_GET_BATTERY_STATUS	21
+#define USB_REQ_SET_PDO			22
+#define USB_REQ_GET_VDM			23
+#define USB_REQ_SEND_VDM		24
+
+/* Power Delivery device features (wValue of SET/CLEAR_FEATURE). */
+#define USB_DEVICE_BATTERY_WAKE_MASK	40
+#define USB_DEVICE_OS_IS_PD_AWARE	41
+#define USB_DEVICE_POLICY_MODE		42
+#define USB_DEVICE_CHARGING_POLICY	54
+
+/* Power Delivery port features. */
+#define USB_PORT_PR_SWAP		43
+#define USB_PORT_GOTO_MIN		44
+#define USB_PORT_RETURN_POWER		45
+#define USB_PORT_ACCEPT_PD_REQUEST	46
+#define USB_PORT_REJECT_PD_REQUEST	47
+#define USB_PORT_PORT_PD_RESET		48
+#define USB_PORT_C_PORT_PD_CHANGE	49
+#define USB_PORT_CABLE_PD_RESET		50
+
+/* OTG status selector (wIndex of GET_STATUS) and the status types of
+ * USB 3.1 GET_STATUS. */
+#define OTG_STS_SELECTOR		0xF000
+#define USB_STATUS_TYPE_STANDARD	0
+#define USB_STATUS_TYPE_PTM		1
+
+/* Self-powered device drawing from VBUS at most this, in mA. */
+#define USB_SELF_POWER_VBUS_MAX_DRAW	100
+
+/* SET_SEL/U1/U2 limits (USB 3.2 9.4.12, 10.14.2.10). */
+#define USB3_LPM_DISABLED		0x00
+#define USB3_LPM_U1_MAX_TIMEOUT		0x7F
+#define USB3_LPM_U2_MAX_TIMEOUT		0xFE
+#define USB3_LPM_DEVICE_INITIATED	0xFF
+#define USB3_LPM_MAX_U1_SEL_PEL		0xFF
+#define USB3_LPM_MAX_U2_SEL_PEL		0xFFFF
+
+struct usb_set_sel_req {
+	uint8_t u1_sel;
+	uint8_t u1_pel;
+	uint16_t u2_sel;
+	uint16_t u2_pel;
+} COMPOSITE_PACKED;
+
+/* SuperSpeedPlus isochronous endpoint companion (USB 3.2 9.6.8). */
+struct usb_ssp_isoc_ep_comp_descriptor {
+	uint8_t bLength;
+	uint8_t bDescriptorType;
+	uint16_t wReseved;	/* sic: Linux's spelling */
+	uint32_t dwBytesPerInterval;
+} COMPOSITE_PACKED;
+#define USB_DT_SSP_ISOC_EP_COMP_SIZE	8
+/* bmAttributes of the SuperSpeed companion: Mult and the SSP flag. */
+#define USB_SS_MULT(p)			(1 + ((p) & 0x3))
+#define USB_SS_SSP_ISOC_COMP(p)		((p) & (1 << 7))
+
+/* OTG descriptor bmAttributes, and the OTG 2.0 descriptor. */
+#define USB_OTG_SRP			(1 << 0)
+#define USB_OTG_HNP			(1 << 1)
+#define USB_OTG_ADP			(1 << 2)
+struct usb_otg20_descriptor {
+	uint8_t bLength;
+	uint8_t bDescriptorType;
+	uint8_t bmAttributes;
+	uint16_t bcdOTG;
+} COMPOSITE_PACKED;
+
+/* Debug device descriptor (USB 2.0 debug port). */
+struct usb_debug_descriptor {
+	uint8_t bLength;
+	uint8_t bDescriptorType;
+	uint8_t bDebugInEndpoint;
+	uint8_t bDebugOutEndpoint;
+} COMPOSITE_PACKED;
+
+/* Wireless USB security: descriptors, keys, the handshake. */
+struct usb_security_descriptor {
+	uint8_t bLength;
+	uint8_t bDescriptorType;
+	uint16_t wTotalLength;
+	uint8_t bNumEncryptionTypes;
+} COMPOSITE_PACKED;
+
+struct usb_key_descriptor {
+	uint8_t bLength;
+	uint8_t bDescriptorType;
+	uint8_t tTKID[3];
+	uint8_t bReserved;
+	uint8_t bKeyData[];
+} COMPOSITE_PACKED;
+
+struct usb_encryption_descriptor {
+	uint8_t bLength;
+	uint8_t bDescriptorType;
+	uint8_t bEncryptionType;
+	uint8_t bEncryptionValue;
+	uint8_t bAuthKeyIndex;
+} COMPOSITE_PACKED;
+#define USB_ENC_TYPE_UNSECURE		0
+#define USB_ENC_TYPE_WIRED		1
+#define USB_ENC_TYPE_CCM_1		2
+#define USB_ENC_TYPE_RSA_1		3
+
+struct usb_handshake {
+	uint8_t bMessageNumber;
+	uint8_t bStatus;
+	uint8_t tTKID[3];
+	uint8_t bReserved;
+	uint8_t CDID[16];
+	uint8_t nonce[16];
+	uint8_t MIC[8];
+} COMPOSITE_PACKED;
+
+struct usb_connection_context {
+	uint8_t CHID[16];
+	uint8_t CDID[16];
+	uint8_t CK[16];
+} COMPOSITE_PACKED;
+
+/* Wireless USB endpoint companion. */
+struct usb_wireless_ep_comp_descriptor {
+	uint8_t bLength;
+	uint8_t bDescriptorType;
+	uint8_t bMaxBurst;
+	uint8_t bMaxSequence;
+	uint16_t wMaxStreamDelay;
+	uint16_t wOverTheAirPacketSize;
+	uint8_t bOverTheAirInterval;
+	uint8_t bmCompAttributes;
+} COMPOSITE_PACKED;
+#define USB_ENDPOINT_SWITCH_MASK	0x03
+#define USB_ENDPOINT_SWITCH_NO		0
+#define USB_ENDPOINT_SWITCH_SWITCH	1
+#define USB_ENDPOINT_SWITCH_SCALE	2
+
+/* Device capability: Wireless USB. */
+#define USB_CAP_TYPE_WIRELESS_USB	1
+struct usb_wireless_cap_descriptor {
+	uint8_t bLength;
+	uint8_t bDescriptorType;
+	uint8_t bDevCapabilityType;
+	uint8_t bmAttributes;
+	uint16_t wPHYRates;
+	uint8_t bmTFITXPowerInfo;
+	uint8_t bmFFITXPowerInfo;
+	uint16_t bmBandGroup;
+	uint8_t bReserved;
+} COMPOSITE_PACKED;
+#define USB_DT_USB_WIRELESS_CAP_SIZE	11
+#define USB_WIRELESS_P2P_DRD		(1 << 1)
+#define USB_WIRELESS_BEACON_MASK	(3 << 2)
+#define USB_WIRELESS_BEACON_SELF	(1 << 2)
+#define USB_WIRELESS_BEACON_DIRECTED	(2 << 2)
+#define USB_WIRELESS_BEACON_NONE	(3 << 2)
+#define USB_WIRELESS_PHY_53		(1 << 0)
+#define USB_WIRELESS_PHY_80		(1 << 1)
+#define USB_WIRELESS_PHY_107		(1 << 2)
+#define USB_WIRELESS_PHY_160		(1 << 3)
+#define USB_WIRELESS_PHY_200		(1 << 4)
+#define USB_WIRELESS_PHY_320		(1 << 5)
+#define USB_WIRELESS_PHY_400		(1 << 6)
+#define USB_WIRELESS_PHY_480		(1 << 7)
+
+/* USB 2.0 extension: BESL fields of bmAttributes (LPM errata). */
+#define USB_BESL_BASELINE_VALID		(1 << 3)
+#define USB_BESL_DEEP_VALID		(1 << 4)
+#define USB_SET_BESL_BASELINE(p)	(((p) & 0xf) << 8)
+#define USB_SET_BESL_DEEP(p)		(((p) & 0xf) << 12)
+#define USB_GET_BESL_BASELINE(p)	(((p) & (0xf << 8)) >> 8)
+#define USB_GET_BESL_DEEP(p)		(((p) & (0xf << 12)) >> 12)
+
+/* Device capability: Container ID. */
+#define CONTAINER_ID_TYPE		4
+struct usb_ss_container_id_descriptor {
+	uint8_t bLength;
+	uint8_t bDescriptorType;
+	uint8_t bDevCapabilityType;
+	uint8_t bReserved;
+	uint8_t ContainerID[16];
+} COMPOSITE_PACKED;
+#define USB_DT_USB_SS_CONTN_ID_SIZE	20
+
+/* Device capability: SuperSpeedPlus (one or more sublink attributes). */
+#define USB_SSP_CAP_TYPE		0xa
+struct usb_ssp_cap_descriptor {
+	uint8_t bLength;
+	uint8_t bDescriptorType;
+	uint8_t bDevCapabilityType;
+	uint8_t bReserved;
+	uint32_t bmAttributes;
+	uint16_t wFunctionalitySupport;
+	uint16_t wReserved;
+	uint32_t bmSublinkSpeedAttr[1];
+} COMPOSITE_PACKED;
+/* Size with @ssac + 1 sublink speed attributes (ssac: bmAttributes & 0x1f). */
+#define USB_DT_USB_SSP_CAP_SIZE(ssac)	(12 + ((ssac) + 1) * 4)
+#define USB_SSP_SUBLINK_SPEED_ATTRIBS	(0x1f << 0)
+#define USB_SSP_SUBLINK_SPEED_IDS	(0xf << 5)
+#define USB_SSP_MIN_SUBLINK_SPEED_ATTRIBUTE_ID	(0xf)
+#define USB_SSP_MIN_RX_LANE_COUNT	(0xf << 8)
+#define USB_SSP_MIN_TX_LANE_COUNT	(0xf << 12)
+#define USB_SSP_SUBLINK_SPEED_SSID	(0xf)
+#define USB_SSP_SUBLINK_SPEED_LSE	(0x3 << 4)
+#define USB_SSP_SUBLINK_SPEED_LSE_BPS	0
+#define USB_SSP_SUBLINK_SPEED_LSE_KBPS	1
+#define USB_SSP_SUBLINK_SPEED_LSE_MBPS	2
+#define USB_SSP_SUBLINK_SPEED_LSE_GBPS	3
+#define USB_SSP_SUBLINK_SPEED_ST	(0x3 << 6)
+#define USB_SSP_SUBLINK_SPEED_ST_SYM_RX	0
+#define USB_SSP_SUBLINK_SPEED_ST_ASYM_RX	1
+#define USB_SSP_SUBLINK_SPEED_ST_SYM_TX	2
+#define USB_SSP_SUBLINK_SPEED_ST_ASYM_TX	3
+#define USB_SSP_SUBLINK_SPEED_RSVD	(0x3f << 8)
+#define USB_SSP_SUBLINK_SPEED_LP	(0x3 << 14)
+#define USB_SSP_SUBLINK_SPEED_LP_SS	0
+#define USB_SSP_SUBLINK_SPEED_LP_SSP	1
+#define USB_SSP_SUBLINK_SPEED_LSM	(0xff << 16)
+
+/* Device capability: Precision Time Measurement. */
+#define USB_PTM_CAP_TYPE		0xb
+struct usb_ptm_cap_descriptor {
+	uint8_t bLength;
+	uint8_t bDescriptorType;
+	uint8_t bDevCapabilityType;
+} COMPOSITE_PACKED;
+#define USB_DT_USB_PTM_ID_SIZE		3
+
+/* Device capabilities: Power Delivery (USB PD 3.0 9.2). */
+#define USB_PD_POWER_DELIVERY_CAPABILITY	0x06
+#define USB_PD_BATTERY_INFO_CAPABILITY		0x07
+#define USB_PD_PD_CONSUMER_PORT_CAPABILITY	0x08
+#define USB_PD_PD_PROVIDER_PORT_CAPABILITY	0x09
+
+struct usb_pd_cap_descriptor {
+	uint8_t bLength;
+	uint8_t bDescriptorType;
+	uint8_t bDevCapabilityType;
+	uint8_t bReserved;
+	uint32_t bmAttributes;
+	uint16_t bmProviderPorts;
+	uint16_t bmConsumerPorts;
+	uint16_t bcdBCVersion;
+	uint16_t bcdPDVersion;
+	uint16_t bcdUSBTypeCVersion;
+} COMPOSITE_PACKED;
+#define USB_PD_CAP_BATTERY_CHARGING	(1 << 1)
+#define USB_PD_CAP_USB_PD		(1 << 2)
+#define USB_PD_CAP_PROVIDER		(1 << 3)
+#define USB_PD_CAP_CONSUMER		(1 << 4)
+#define USB_PD_CAP_CHARGING_POLICY	(1 << 5)
+#define USB_PD_CAP_TYPE_C_CURRENT	(1 << 6)
+#define USB_PD_CAP_PWR_AC		(1 << 8)
+#define USB_PD_CAP_PWR_BAT		(1 << 9)
+#define USB_PD_CAP_PWR_USE_V_BUS	(1 << 14)
+
+struct usb_pd_cap_battery_info_descriptor {
+	uint8_t bLength;
+	uint8_t bDescriptorType;
+	uint8_t bDevCapabilityType;
+	uint8_t iBattery;
+	uint8_t iSerial;
+	uint8_t iManufacturer;
+	uint8_t bBatteryId;
+	uint8_t bReserved;
+	uint32_t dwChargedThreshold;		/* mWh */
+	uint32_t dwWeakThreshold;		/* mWh */
+	uint32_t dwBatteryDesignCapacity;	/* mWh */
+	uint32_t dwBatteryLastFullchargeCapacity;	/* mWh */
+} COMPOSITE_PACKED;
+
+struct usb_pd_cap_consumer_port_descriptor {
+	uint8_t bLength;
+	uint8_t bDescriptorType;
+	uint8_t bDevCapabilityType;
+	uint8_t bReserved;
+	uint8_t bmCapabilities;
+	uint16_t wMinVoltage;		/* 50 mV units */
+	uint16_t wMaxVoltage;		/* 50 mV units */
+	uint16_t wReserved;
+	uint32_t dwMaxOperatingPower;	/* 10 mW units */
+	uint32_t dwMaxPeakPower;	/* 10 mW units */
+	uint32_t dwMaxPeakPowerTime;	/* 100 ms units */
+} COMPOSITE_PACKED;
+#define USB_PD_CAP_CONSUMER_BC		(1 << 0)
+#define USB_PD_CAP_CONSUMER_PD		(1 << 1)
+#define USB_PD_CAP_CONSUMER_TYPE_C	(1 << 2)
+#define USB_PD_CAP_CONSUMER_UNKNOWN_PEAK_POWER_TIME	0xffff
+
+struct usb_pd_cap_provider_port_descriptor {
+	uint8_t bLength;
+	uint8_t bDescriptorType;
+	uint8_t bDevCapabilityType;
+	uint8_t bReserved1;
+	uint8_t bmCapabilities;
+	uint8_t bNumOfPDObjects;
+	uint8_t bReserved2;
+	uint32_t wPowerDataObject[];
+} COMPOSITE_PACKED;
+#define USB_PD_CAP_PROVIDER_BC		(1 << 0)
+#define USB_PD_CAP_PROVIDER_PD		(1 << 1)
+#define USB_PD_CAP_PROVIDER_TYPE_C	(1 << 2)
+
 
 #if defined(_MSC_VER)
 #pragma pack(pop)

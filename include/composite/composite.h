@@ -240,6 +240,9 @@ struct usb_composite_dev {
  */
 int usb_composite_probe(struct usb_composite_driver *driver);
 
+/* Linux 2.6's name for usb_composite_probe(): the same call. */
+int usb_composite_register(struct usb_composite_driver *driver);
+
 /**
  * usb_composite_unregister() - stop the gadget, disable and unbind every
  * function and configuration, call @driver->unbind, free the device.
@@ -260,6 +263,17 @@ void usb_composite_unregister(struct usb_composite_driver *driver);
 int usb_add_config(struct usb_composite_dev *cdev,
 		   struct usb_configuration *config,
 		   int (*bind)(struct usb_configuration *));
+
+/*
+ * usb_add_config(cdev, config) with two arguments, as Linux 2.6 spelled it
+ * (the bind is @config->bind), is the same call with a NULL @bind: the
+ * macro counts the arguments. The function itself keeps its address.
+ */
+#define COMPOSITE_ADD_CONFIG_PICK(_1, _2, _3, name, ...) name
+#define COMPOSITE_ADD_CONFIG_2(cdev, config) usb_add_config(cdev, config, NULL)
+#define usb_add_config(...) \
+	COMPOSITE_ADD_CONFIG_PICK(__VA_ARGS__, usb_add_config, \
+				  COMPOSITE_ADD_CONFIG_2, )(__VA_ARGS__)
 
 /* Add a configuration without binding functions yet (configfs style). */
 int usb_add_config_only(struct usb_composite_dev *cdev,

@@ -11,6 +11,8 @@
 #ifndef COMPOSITE_ERRORS_H
 #define COMPOSITE_ERRORS_H
 
+#include <stdint.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -73,6 +75,28 @@ enum usb_error {
  * numbers give "unknown error". Never NULL. Safe from any thread.
  */
 const char *usb_strerror(int err);
+
+/*
+ * An error carried in a pointer, as Linux's ERR_PTR(): the last 4095
+ * addresses are never valid objects. Calls documented to return "a
+ * pointer or an error pointer" use these; composite/linux.h spells them
+ * ERR_PTR(), IS_ERR(), PTR_ERR().
+ */
+#define USB_MAX_ERRNO 4095
+static inline void *usb_err_ptr(long err)
+{
+	return (void *)(intptr_t)err;
+}
+
+static inline long usb_ptr_err(const void *ptr)
+{
+	return (long)(intptr_t)ptr;
+}
+
+static inline int usb_is_err(const void *ptr)
+{
+	return (uintptr_t)ptr >= (uintptr_t)-USB_MAX_ERRNO;
+}
 
 #ifdef __cplusplus
 }

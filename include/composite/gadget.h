@@ -26,16 +26,13 @@ extern "C" {
 
 /*
  * Allocation flags, accepted for source compatibility with Linux gadget
- * code (usb_ep_queue(ep, req, GFP_ATOMIC)) and ignored: nothing here sleeps
- * in an allocator on the caller's behalf.
+ * code and ignored: nothing here sleeps in an allocator on the caller's
+ * behalf. composite/linux/types.h spells them gfp_t, GFP_ATOMIC and
+ * GFP_KERNEL, as in usb_ep_queue(ep, req, GFP_ATOMIC).
  */
-typedef unsigned int gfp_t;
-#ifndef GFP_ATOMIC
-#define GFP_ATOMIC 0u
-#endif
-#ifndef GFP_KERNEL
-#define GFP_KERNEL 0u
-#endif
+typedef unsigned int usb_gfp_t;
+#define USB_GFP_ATOMIC 0u
+#define USB_GFP_KERNEL 0u
 
 struct usb_ep;
 struct usb_gadget;
@@ -205,7 +202,9 @@ int usb_ep_enable(struct usb_ep *ep);
 
 /**
  * usb_ep_disable() - stop @ep. Every queued request completes with
- * -USB_ESHUTDOWN before this returns; halt and wedge are cleared.
+ * -USB_ESHUTDOWN before this returns; halt and wedge are cleared, and
+ * @ep->desc and @ep->comp_desc are set to NULL (as Linux UDCs do), so the
+ * next usb_ep_enable() needs config_ep_by_speed() or a new ->desc.
  * Return: 0, or -USB_EINVAL if @ep was not enabled.
  */
 int usb_ep_disable(struct usb_ep *ep);
@@ -215,7 +214,7 @@ int usb_ep_disable(struct usb_ep *ep);
  * state. Free it with usb_ep_free_request() on the same endpoint.
  * Return: the request (owned by the caller), or NULL when out of memory.
  */
-struct usb_request *usb_ep_alloc_request(struct usb_ep *ep, gfp_t gfp_flags);
+struct usb_request *usb_ep_alloc_request(struct usb_ep *ep, usb_gfp_t gfp_flags);
 
 /* Free a request that is not queued. @req may be NULL. */
 void usb_ep_free_request(struct usb_ep *ep, struct usb_request *req);
@@ -231,7 +230,7 @@ void usb_ep_free_request(struct usb_ep *ep, struct usb_request *req);
  * already queued; -USB_EINVAL for a request without buffer or completion.
  * On error @complete is not called and the request stays the caller's.
  */
-int usb_ep_queue(struct usb_ep *ep, struct usb_request *req, gfp_t gfp_flags);
+int usb_ep_queue(struct usb_ep *ep, struct usb_request *req, usb_gfp_t gfp_flags);
 
 /**
  * usb_ep_dequeue() - cancel a queued request. If it had not completed yet

@@ -1,7 +1,10 @@
 /*
- * list.h - intrusive doubly linked lists and container_of, with the Linux
- * names (struct list_head, list_add_tail, list_for_each_entry...) so that
- * ported gadget code keeps its loops. Header-only; no allocation.
+ * list.h - intrusive doubly linked lists and usb_container_of(), with the
+ * Linux names (struct list_head, list_add_tail, list_for_each_entry...) so
+ * that ported gadget code keeps its loops. Header-only; no allocation.
+ * Names that clash with the C library or POSIX (<sys/queue.h>'s LIST_HEAD)
+ * carry a USB_ prefix here; composite/linux/types.h adds the kernel
+ * spellings (LIST_HEAD, container_of) for ported code.
  *
  * list_for_each_entry() and friends use __typeof__, which GCC and Clang
  * accept in strict C11 mode; list_for_each_entry_t() takes the type
@@ -13,18 +16,16 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#ifndef container_of
 /* The structure of type TYPE whose MEMBER is at PTR. */
-#define container_of(ptr, type, member) \
+#define usb_container_of(ptr, type, member) \
 	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
-#endif
 
 struct list_head {
 	struct list_head *next, *prev;
 };
 
-#define LIST_HEAD_INIT(name) { &(name), &(name) }
-#define LIST_HEAD(name) struct list_head name = LIST_HEAD_INIT(name)
+#define USB_LIST_HEAD_INIT(name) { &(name), &(name) }
+#define USB_LIST_HEAD(name) struct list_head name = USB_LIST_HEAD_INIT(name)
 
 static inline void INIT_LIST_HEAD(struct list_head *list)
 {
@@ -84,7 +85,7 @@ static inline bool list_is_last(const struct list_head *entry,
 	return entry->next == head;
 }
 
-#define list_entry(ptr, type, member) container_of(ptr, type, member)
+#define list_entry(ptr, type, member) usb_container_of(ptr, type, member)
 #define list_first_entry(head, type, member) \
 	list_entry((head)->next, type, member)
 #define list_last_entry(head, type, member) \

@@ -63,8 +63,30 @@ extern "C" {
 /* Longest path a module parameter file= value may have (bytes, without NUL). */
 #define FSG_PARAM_PATH_MAX 1023
 
-struct fsg_common;
+/* The IDs Linux's mass storage gadget uses (NetChip's vendor ID, the
+ * "Linux-USB File-backed Storage Gadget" product). */
+#define FSG_VENDOR_ID	0x0525
+#define FSG_PRODUCT_ID	0xa4a5
+
+struct msf_common;
 struct fsg_backend;
+
+/**
+ * struct fsg_common - a handle on the function's shared state (LUNs, the
+ * buffer ring, the worker). Complete so a driver can keep it in its own
+ * storage, as Linux drivers do (static struct fsg_common common;); all
+ * state lives behind @priv, allocated by fsg_common_init(). A handle of
+ * the caller's is detached (@priv NULL again) when the last reference
+ * goes, and may be initialised anew; the library never frees it. One the
+ * library allocated (fsg_common_init(NULL, ...), fsg_common_create()) is
+ * freed with the last reference.
+ * @priv: private to the library.
+ * @allocated: private: the library allocated this handle.
+ */
+struct fsg_common {
+	struct msf_common *priv;
+	bool allocated;
+};
 
 /* ---- block backends ---------------------------------------------------- */
 
@@ -175,10 +197,10 @@ struct fsg_operations {
 struct fsg_lun_config {
 	const char *filename;
 	struct fsg_backend *backend;
-	char ro;
-	char removable;
-	char cdrom;
-	char nofua;
+	bool ro;
+	bool removable;
+	bool cdrom;
+	bool nofua;
 	const char *inquiry_string;
 };
 
@@ -207,6 +229,8 @@ struct fsg_lun_config {
  *	such a common object exists (the previous handlers come back when
  *	the last one is destroyed), so the signals no longer end the
  *	process by themselves.
+ * @thread_exits: optional: as @ops->thread_exits (Linux 2.6.35 had it
+ *	here; later kernels in ops); this one wins when both are set.
  */
 struct fsg_config {
 	unsigned nluns;
@@ -221,6 +245,7 @@ struct fsg_config {
 	unsigned fsg_num_buffers;
 	unsigned buflen;
 	bool exit_on_signal;
+	int (*thread_exits)(struct fsg_common *common);
 };
 
 /**
@@ -229,15 +254,18 @@ struct fsg_config {
  * lists ("file=a.img,b.img ro=0,1"); *_count says how many values were
  * given. Zero-initialised means "no parameters" (stall=0); the usual
  * start is fsg_module_parameters_init() (stall=1, as Linux's mass_storage
- * module). Plain data: copy it freely.
+ * module) or { .stall = 1 }. file[] and inquiry_string[] point into the
+ * parsed argument strings (or anywhere the program sets them), so the
+ * structure is small enough for a firmware stack; those strings must
+ * outlive its use.
  */
 struct fsg_module_parameters {
-	char file[FSG_MAX_LUNS][FSG_PARAM_PATH_MAX + 1];
+	const char *file[FSG_MAX_LUNS];
 	bool ro[FSG_MAX_LUNS];
 	bool removable[FSG_MAX_LUNS];
 	bool cdrom[FSG_MAX_LUNS];
 	bool nofua[FSG_MAX_LUNS];
-	char inquiry_string[FSG_MAX_LUNS][FSG_INQUIRY_STRING_LEN + 1];
+	const char *inquiry_string[FSG_MAX_LUNS];
 
 	unsigned file_count, ro_count, removable_count;
 	unsigned cdrom_count, nofua_count, inquiry_string_count;
@@ -260,7 +288,9 @@ void fsg_module_parameters_init(struct fsg_module_parameters *params);
  * port's num_buffers= and buflen=. Booleans are 1/0, y/n, yes/no, on/off,
  * true/false (any case). A key given twice: the last one counts.
  * @argv: the arguments (argv[0] may be the program name: an argument
- *	without a known key is left alone). Reordered in place: the
+ *	without a known key is left alone). A file= or inquiry_string=
+ *	value is split at its commas in place (they become NULs) and
+ *	@params points into it. Reordered in place: the
  *	arguments that were not taken keep their order and move to the
  *	front, so a caller can parse its own keys (address=, port=) next.
  * @errbuf, @errlen: on error, a message naming the parameter
@@ -285,21 +315,35 @@ void fsg_config_from_params(struct fsg_config *cfg,
 
 /**
  * fsg_common_init() - create the common object: open every LUN's medium,
- * allocate the buffer ring, start the worker thread.
- * @out: receives the object, with one reference owned by the caller.
+ * allocate the buffer ring, start the worker thread. Linux's form.
+ * @common: the handle to fill (caller storage, its @priv NULL), or NULL
+ *	to have the library allocate one.
  * @cdev: the composite device the function will be added to (borrowed).
  * @cfg: the configuration (read during the call only, except @cfg->ops).
  * Context: a driver's bind (or any thread that is not the event context).
- * Return: 0; -USB_EINVAL for a bad configuration (nluns, buffer sizes,
- * a non-removable LUN without medium, inquiry strings too long); the
- * error opening a backing file (-USB_ENOENT...); -USB_ENOMEM; -USB_EAGAIN
- * when no thread could be started. On error nothing is left and every
- * backend handed in through @cfg has been released.
+ * Return: the handle, holding one reference owned by the caller, or an
+ * error pointer (usb_is_err(); IS_ERR() in composite/linux.h) carrying
+ * -USB_EINVAL for a bad configuration (nluns, buffer sizes, a
+ * non-removable LUN without medium, inquiry strings too long); the error
+ * opening a backing file (-USB_ENOENT...); -USB_ENOMEM; -USB_EAGAIN when
+ * no thread could be started; -USB_EBUSY if @common is in use. On error
+ * nothing is left and every backend handed in through @cfg has been
+ * released.
  */
-int fsg_common_init(struct fsg_common **out, struct usb_composite_dev *cdev,
-		    const struct fsg_config *cfg);
+struct fsg_common *fsg_common_init(struct fsg_common *common,
+				   struct usb_composite_dev *cdev,
+				   const struct fsg_config *cfg);
 
-/* fsg_config_from_params() followed by fsg_common_init(). */
+/**
+ * fsg_common_create() - fsg_common_init(NULL, ...) with an int result.
+ * Return: 0 and *@out (a library-allocated handle, one reference owned by
+ * the caller), or the error fsg_common_init() would carry (*@out NULL);
+ * -USB_EINVAL for a NULL @out.
+ */
+int fsg_common_create(struct fsg_common **out, struct usb_composite_dev *cdev,
+		      const struct fsg_config *cfg);
+
+/* fsg_config_from_params() followed by fsg_common_create(). */
 int fsg_common_from_params(struct fsg_common **out, struct usb_composite_dev *cdev,
 			   const struct fsg_module_parameters *params);
 
@@ -309,7 +353,8 @@ void fsg_common_get(struct fsg_common *common);
 /*
  * Drop a reference; the last one stops the worker (joining it, or
  * detaching when called from the worker itself, e.g. from thread_exits),
- * closes the backing files and frees everything. NULL is ignored.
+ * closes the backing files and frees everything but a handle in caller
+ * storage (which is detached instead). NULL is ignored.
  */
 void fsg_common_put(struct fsg_common *common);
 

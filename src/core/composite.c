@@ -65,7 +65,7 @@ int composite__ep0_queue(struct usb_composite_dev *cdev, unsigned length)
 	/* A reply shorter than asked ends with a short packet: a ZLP if it
 	 * filled its last packet. */
 	req->zero = length && length < cdev->ep0_w_length && mp && length % mp == 0;
-	return usb_ep_queue(cdev->gadget->ep0, req, GFP_ATOMIC);
+	return usb_ep_queue(cdev->gadget->ep0, req, USB_GFP_ATOMIC);
 }
 
 void usb_composite_setup_continue(struct usb_composite_dev *cdev)
@@ -470,7 +470,7 @@ int usb_composite_probe(struct usb_composite_driver *driver)
 	driver->cdev = cdev;
 
 	cdev->ep0_buf = malloc(USB_COMP_EP0_BUFSIZ);
-	cdev->req = usb_ep_alloc_request(g->ep0, GFP_KERNEL);
+	cdev->req = usb_ep_alloc_request(g->ep0, USB_GFP_KERNEL);
 	if (!cdev->ep0_buf || !cdev->req) {
 		ret = -USB_ENOMEM;
 		goto fail;
@@ -509,6 +509,11 @@ int usb_composite_probe(struct usb_composite_driver *driver)
 fail:
 	teardown(cdev, false);
 	return ret;
+}
+
+int usb_composite_register(struct usb_composite_driver *driver)
+{
+	return usb_composite_probe(driver);
 }
 
 void usb_composite_unregister(struct usb_composite_driver *driver)

@@ -53,7 +53,7 @@ struct usb_descriptor_header **composite__function_descs(const struct usb_functi
 /* What bcdUSB the device descriptor carries at the current speed. */
 static uint16_t bcd_usb(const struct usb_composite_dev *cdev)
 {
-	uint16_t bcd = le16_to_cpu(cdev->desc.bcdUSB);
+	uint16_t bcd = USB_LE16_TO_CPU(cdev->desc.bcdUSB);
 
 	if (composite__speed(cdev) >= USB_SPEED_SUPER)
 		return bcd < 0x0300 ? 0x0320 : bcd;
@@ -85,7 +85,7 @@ int composite__device_desc(struct usb_composite_dev *cdev, uint8_t *buf, size_t 
 		return -USB_ENOSPC;
 	d.bLength = USB_DT_DEVICE_SIZE;
 	d.bDescriptorType = USB_DT_DEVICE;
-	d.bcdUSB = cpu_to_le16(bcd_usb(cdev));
+	d.bcdUSB = USB_CPU_TO_LE16(bcd_usb(cdev));
 	d.bMaxPacketSize0 = ep0_maxpacket(cdev);
 	d.bNumConfigurations = (uint8_t)composite__count_configs(cdev);
 	memcpy(buf, &d, USB_DT_DEVICE_SIZE);
@@ -102,7 +102,7 @@ int composite__qualifier_desc(struct usb_composite_dev *cdev, uint8_t *buf, size
 	memset(&q, 0, sizeof(q));
 	q.bLength = sizeof(q);
 	q.bDescriptorType = USB_DT_DEVICE_QUALIFIER;
-	q.bcdUSB = cpu_to_le16(bcd_usb(cdev));
+	q.bcdUSB = USB_CPU_TO_LE16(bcd_usb(cdev));
 	q.bDeviceClass = cdev->desc.bDeviceClass;
 	q.bDeviceSubClass = cdev->desc.bDeviceSubClass;
 	q.bDeviceProtocol = cdev->desc.bDeviceProtocol;
@@ -165,7 +165,7 @@ int composite__config_desc(struct usb_composite_dev *cdev, struct usb_configurat
 	memset(&h, 0, sizeof(h));
 	h.bLength = USB_DT_CONFIG_SIZE;
 	h.bDescriptorType = type;
-	h.wTotalLength = cpu_to_le16((uint16_t)len);
+	h.wTotalLength = USB_CPU_TO_LE16((uint16_t)len);
 	h.bNumInterfaces = c->next_interface_id;
 	h.bConfigurationValue = c->bConfigurationValue;
 	h.iConfiguration = c->iConfiguration ? c->iConfiguration : c->label_id;
@@ -196,7 +196,7 @@ int composite__bos_desc(struct usb_composite_dev *cdev, uint8_t *buf, size_t cap
 	ext.bLength = USB_DT_USB_EXT_CAP_SIZE;
 	ext.bDescriptorType = USB_DT_DEVICE_CAPABILITY;
 	ext.bDevCapabilityType = USB_CAP_TYPE_EXT;
-	ext.bmAttributes = cpu_to_le32(0);
+	ext.bmAttributes = USB_CPU_TO_LE32(0);
 	memcpy(buf + len, &ext, USB_DT_USB_EXT_CAP_SIZE);
 	len += USB_DT_USB_EXT_CAP_SIZE;
 	bos.bNumDeviceCaps = 1;
@@ -207,17 +207,17 @@ int composite__bos_desc(struct usb_composite_dev *cdev, uint8_t *buf, size_t cap
 		ss.bDescriptorType = USB_DT_DEVICE_CAPABILITY;
 		ss.bDevCapabilityType = USB_SS_CAP_TYPE;
 		ss.bmAttributes = 0;
-		ss.wSpeedSupported = cpu_to_le16(USB_FULL_SPEED_OPERATION |
+		ss.wSpeedSupported = USB_CPU_TO_LE16(USB_FULL_SPEED_OPERATION |
 						 USB_HIGH_SPEED_OPERATION |
 						 USB_5GBPS_OPERATION);
 		ss.bFunctionalitySupport = 1;	/* full speed: lowest with all functions */
 		ss.bU1devExitLat = 0x01;
-		ss.bU2DevExitLat = cpu_to_le16(0x01f4);
+		ss.bU2DevExitLat = USB_CPU_TO_LE16(0x01f4);
 		memcpy(buf + len, &ss, USB_DT_USB_SS_CAP_SIZE);
 		len += USB_DT_USB_SS_CAP_SIZE;
 		bos.bNumDeviceCaps++;
 	}
-	bos.wTotalLength = cpu_to_le16((uint16_t)len);
+	bos.wTotalLength = USB_CPU_TO_LE16((uint16_t)len);
 	memcpy(buf, &bos, USB_DT_BOS_SIZE);
 	return (int)len;
 }

@@ -19,7 +19,7 @@ static bool is_ep0(const struct usb_ep *ep)
 /* wMaxPacketSize's size bits (without the high-bandwidth multiplier). */
 static unsigned desc_maxp(const struct usb_endpoint_descriptor *d)
 {
-	return le16_to_cpu(d->wMaxPacketSize) & USB_ENDPOINT_MAXP_MASK;
+	return USB_LE16_TO_CPU(d->wMaxPacketSize) & USB_ENDPOINT_MAXP_MASK;
 }
 
 static bool caps_fit(const struct usb_ep *ep, unsigned type, bool in)
@@ -68,7 +68,7 @@ int usb_ep_enable(struct usb_ep *ep)
 	if (ret)
 		return ret;
 	ep->maxpacket = desc_maxp(d);
-	ep->mult = USB_EP_MAXP_MULT(le16_to_cpu(d->wMaxPacketSize));
+	ep->mult = USB_EP_MAXP_MULT(USB_LE16_TO_CPU(d->wMaxPacketSize));
 	ep->maxburst = ep->comp_desc ? (ep->comp_desc->bMaxBurst & 0x1fu) : 0;
 	atomic_store(&ep->halted, false);
 	atomic_store(&ep->wedged, false);
@@ -87,10 +87,15 @@ int usb_ep_disable(struct usb_ep *ep)
 	ret = ep->ops->disable(ep);
 	atomic_store(&ep->halted, false);
 	atomic_store(&ep->wedged, false);
+	/* As Linux UDCs do: the next set_alt picks descriptors afresh (the
+	 * f_acm habit "if (!ep->desc) config_ep_by_speed()"), and no pointer
+	 * into a function's descriptor copies outlives its unbind. */
+	ep->desc = NULL;
+	ep->comp_desc = NULL;
 	return ret;
 }
 
-struct usb_request *usb_ep_alloc_request(struct usb_ep *ep, gfp_t gfp_flags)
+struct usb_request *usb_ep_alloc_request(struct usb_ep *ep, usb_gfp_t gfp_flags)
 {
 	struct usb_request *req;
 
@@ -113,7 +118,7 @@ void usb_ep_free_request(struct usb_ep *ep, struct usb_request *req)
 	ep->ops->free_request(ep, req);
 }
 
-int usb_ep_queue(struct usb_ep *ep, struct usb_request *req, gfp_t gfp_flags)
+int usb_ep_queue(struct usb_ep *ep, struct usb_request *req, usb_gfp_t gfp_flags)
 {
 	bool expected = false;
 	int ret;
@@ -322,7 +327,7 @@ struct usb_ep *usb_gadget_find_ep(struct usb_gadget *gadget, uint8_t address)
 	if ((address & USB_ENDPOINT_NUMBER_MASK) == 0)
 		return (address & ~USB_DIR_IN) == 0 ? gadget->ep0 : NULL;
 	list_for_each(pos, &gadget->ep_list) {
-		struct usb_ep *ep = container_of(pos, struct usb_ep, ep_list);
+		struct usb_ep *ep = usb_container_of(pos, struct usb_ep, ep_list);
 
 		if (ep->address == address)
 			return ep;
@@ -350,7 +355,7 @@ static bool address_taken(struct usb_gadget *g, const struct usb_ep *self, uint8
 	struct list_head *pos;
 
 	list_for_each(pos, &g->ep_list) {
-		struct usb_ep *ep = container_of(pos, struct usb_ep, ep_list);
+		struct usb_ep *ep = usb_container_of(pos, struct usb_ep, ep_list);
 
 		if (ep != self && ep->address == address)
 			return true;
@@ -387,7 +392,7 @@ struct usb_ep *usb_ep_autoconfig_ss(struct usb_gadget *gadget,
 	want = desc_maxp(desc);
 
 	list_for_each(pos, &gadget->ep_list) {
-		struct usb_ep *ep = container_of(pos, struct usb_ep, ep_list);
+		struct usb_ep *ep = usb_container_of(pos, struct usb_ep, ep_list);
 		uint8_t address;
 
 		if (ep->claimed || !caps_fit(ep, type, in))
@@ -406,7 +411,7 @@ struct usb_ep *usb_ep_autoconfig_ss(struct usb_gadget *gadget,
 			dflt = type == USB_ENDPOINT_XFER_ISOC ? 1023u : 64u;
 			if (ep->maxpacket_limit && dflt > ep->maxpacket_limit)
 				dflt = ep->maxpacket_limit;
-			desc->wMaxPacketSize = cpu_to_le16((uint16_t)dflt);
+			desc->wMaxPacketSize = USB_CPU_TO_LE16((uint16_t)dflt);
 		}
 		if (comp && gadget_is_superspeed(gadget))
 			ep->maxburst = comp->bMaxBurst & 0x1fu;
@@ -436,9 +441,13 @@ void usb_ep_autoconfig_reset(struct usb_gadget *gadget)
 	if (!gadget)
 		return;
 	list_for_each(pos, &gadget->ep_list) {
-		struct usb_ep *ep = container_of(pos, struct usb_ep, ep_list);
+		struct usb_ep *ep = usb_container_of(pos, struct usb_ep, ep_list);
 
 		ep->claimed = false;
+		if (!ep->enabled) {
+			ep->desc = NULL;
+			ep->comp_desc = NULL;
+		}
 	}
 }
 

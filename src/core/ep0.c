@@ -373,7 +373,7 @@ static int usb3_request(struct usb_composite_dev *cdev, struct setup *s)
 	if (s->value || s->length != 6)
 		return -USB_EPIPE;
 	cdev->req->length = 6;
-	return usb_ep_queue(cdev->gadget->ep0, cdev->req, GFP_ATOMIC) ? -USB_EPIPE : QUEUED;
+	return usb_ep_queue(cdev->gadget->ep0, cdev->req, USB_GFP_ATOMIC) ? -USB_EPIPE : QUEUED;
 }
 
 static int standard(struct usb_composite_dev *cdev, struct setup *s)

@@ -13,7 +13,7 @@
 
 /* Registry of gadgets, linked through usb_gadget.udc_priv. A spinlock: the
  * critical sections are a few pointer operations and never call out. */
-static struct list_head udc_list = LIST_HEAD_INIT(udc_list);
+static struct list_head udc_list = USB_LIST_HEAD_INIT(udc_list);
 static atomic_flag udc_lock = ATOMIC_FLAG_INIT;
 
 void composite__registry_lock(void)
@@ -65,7 +65,7 @@ static struct usb_gadget *find_locked(const char *name)
 	struct list_head *pos;
 
 	list_for_each(pos, &udc_list) {
-		struct usb_gadget *g = container_of(pos, struct usb_gadget, udc_priv);
+		struct usb_gadget *g = usb_container_of(pos, struct usb_gadget, udc_priv);
 
 		if (strcmp(g->name, name) == 0)
 			return g;
@@ -93,7 +93,7 @@ int usb_udc_register(struct usb_gadget *gadget)
 	    !ep_ops_ok(gadget->ep0, true))
 		return -USB_EINVAL;
 	list_for_each(pos, &gadget->ep_list) {
-		struct usb_ep *ep = container_of(pos, struct usb_ep, ep_list);
+		struct usb_ep *ep = usb_container_of(pos, struct usb_ep, ep_list);
 
 		if (ep == gadget->ep0 || !ep_ops_ok(ep, false) || !ep->name)
 			return -USB_EINVAL;
@@ -108,7 +108,7 @@ int usb_udc_register(struct usb_gadget *gadget)
 	gadget->ep0->address = 0;
 	gadget->ep0->enabled = true;	/* ep0 takes requests from the start */
 	list_for_each(pos, &gadget->ep_list)
-		container_of(pos, struct usb_ep, ep_list)->gadget = gadget;
+		usb_container_of(pos, struct usb_ep, ep_list)->gadget = gadget;
 	gadget->driver_data = NULL;
 	gadget->state = USB_STATE_NOTATTACHED;
 	list_add_tail(&gadget->udc_priv, &udc_list);
@@ -164,7 +164,7 @@ struct usb_gadget *composite__udc_claim(const char *name, struct usb_composite_d
 			found = NULL;
 	} else {
 		list_for_each(pos, &udc_list) {
-			struct usb_gadget *g = container_of(pos, struct usb_gadget, udc_priv);
+			struct usb_gadget *g = usb_container_of(pos, struct usb_gadget, udc_priv);
 
 			if (!g->driver_data) {
 				found = g;

@@ -150,7 +150,7 @@ static struct dut *current;
 
 static int config_bind(struct usb_configuration *c)
 {
-	int rc = fsg_common_init(&current->common, c->cdev, &current->cfg);
+	int rc = fsg_common_create(&current->common, c->cdev, &current->cfg);
 
 	return rc ? rc : fsg_add(c->cdev, c, current->common);
 }
@@ -197,9 +197,9 @@ static struct dut *dut_up(struct input *in)
 	d->speed = speeds[setup % 3];
 	d->dd.bLength = USB_DT_DEVICE_SIZE;
 	d->dd.bDescriptorType = USB_DT_DEVICE;
-	d->dd.bcdUSB = cpu_to_le16(0x0200);
-	d->dd.idVendor = cpu_to_le16(0x0525);
-	d->dd.idProduct = cpu_to_le16(0xa4a5);
+	d->dd.bcdUSB = USB_CPU_TO_LE16(0x0200);
+	d->dd.idVendor = USB_CPU_TO_LE16(0x0525);
+	d->dd.idProduct = USB_CPU_TO_LE16(0xa4a5);
 	d->driver.name = "fuzz_msf";
 	d->driver.dev = &d->dd;
 	d->driver.max_speed = USB_SPEED_SUPER;
@@ -245,9 +245,9 @@ static int class_req(struct dut *d, bool in, uint8_t req, uint16_t value, uint16
 		.bRequestType = (uint8_t)((in ? USB_DIR_IN : USB_DIR_OUT) | USB_TYPE_CLASS |
 					  USB_RECIP_INTERFACE),
 		.bRequest = req,
-		.wValue = cpu_to_le16(value),
-		.wIndex = cpu_to_le16(d->intf),
-		.wLength = cpu_to_le16(length),
+		.wValue = USB_CPU_TO_LE16(value),
+		.wIndex = USB_CPU_TO_LE16(d->intf),
+		.wLength = USB_CPU_TO_LE16(length),
 	};
 
 	return usb_loopback_host_control(d->h, &s, data, tmo);
@@ -260,8 +260,8 @@ static int set_halt(struct dut *d, uint8_t ep)
 	struct usb_ctrlrequest s = {
 		.bRequestType = USB_DIR_OUT | USB_TYPE_STANDARD | USB_RECIP_ENDPOINT,
 		.bRequest = USB_REQ_SET_FEATURE,
-		.wValue = cpu_to_le16(USB_ENDPOINT_HALT),
-		.wIndex = cpu_to_le16(ep),
+		.wValue = USB_CPU_TO_LE16(USB_ENDPOINT_HALT),
+		.wIndex = USB_CPU_TO_LE16(ep),
 	};
 
 	return usb_loopback_host_control(d->h, &s, NULL, HANG_MS);
@@ -272,7 +272,7 @@ static int set_configuration(struct dut *d, uint8_t value)
 	struct usb_ctrlrequest s = {
 		.bRequestType = USB_DIR_OUT | USB_TYPE_STANDARD | USB_RECIP_DEVICE,
 		.bRequest = USB_REQ_SET_CONFIGURATION,
-		.wValue = cpu_to_le16(value),
+		.wValue = USB_CPU_TO_LE16(value),
 	};
 	int rc = usb_loopback_host_control(d->h, &s, NULL, HANG_MS);
 

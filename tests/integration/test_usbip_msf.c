@@ -37,9 +37,9 @@ static struct fsg_common *common;
 static struct usb_device_descriptor dev_desc = {
 	.bLength = USB_DT_DEVICE_SIZE,
 	.bDescriptorType = USB_DT_DEVICE,
-	.bcdUSB = cpu_to_le16(0x0200),
-	.idVendor = cpu_to_le16(0x0525),
-	.idProduct = cpu_to_le16(0xa4a5),
+	.bcdUSB = USB_CPU_TO_LE16(0x0200),
+	.idVendor = USB_CPU_TO_LE16(0x0525),
+	.idProduct = USB_CPU_TO_LE16(0xa4a5),
 	.bNumConfigurations = 1,
 };
 
@@ -65,7 +65,7 @@ static int bind(struct usb_composite_dev *cdev)
 	rc = fsg_backend_mem_create(&cfg.luns[0].backend, NULL, DISK_BYTES, 512, false);
 	if (rc < 0)
 		return rc;
-	rc = fsg_common_init(&common, cdev, &cfg);
+	rc = fsg_common_create(&common, cdev, &cfg);
 	if (rc < 0)
 		return rc;
 	rc = usb_add_config(cdev, &config, do_config);

@@ -14,7 +14,7 @@ uint8_t tg_addr(const struct usb_ep *ep)
 
 static struct tg *func_tg(struct usb_function *f)
 {
-	return container_of(f, struct tg, func);
+	return usb_container_of(f, struct tg, func);
 }
 
 /* ---- data endpoints ------------------------------------------------------ */
@@ -35,8 +35,8 @@ static void loop_out_done(struct usb_ep *ep, struct usb_request *req)
 	/* A whole-packet echo needs no ZLP: the next echo continues the URB,
 	 * exactly as one long transfer would. */
 	in->zero = 0;
-	if (usb_ep_queue(g->loop_in, in, GFP_ATOMIC) != 0)
-		(void)usb_ep_queue(g->loop_out, req, GFP_ATOMIC);
+	if (usb_ep_queue(g->loop_in, in, USB_GFP_ATOMIC) != 0)
+		(void)usb_ep_queue(g->loop_out, req, USB_GFP_ATOMIC);
 }
 
 static void loop_in_done(struct usb_ep *ep, struct usb_request *req)
@@ -46,7 +46,7 @@ static void loop_in_done(struct usb_ep *ep, struct usb_request *req)
 
 	if (req->status != 0 || !atomic_load(&g->active))
 		return;
-	(void)usb_ep_queue(g->loop_out, g->lo[k], GFP_ATOMIC);
+	(void)usb_ep_queue(g->loop_out, g->lo[k], USB_GFP_ATOMIC);
 }
 
 static void fill_source(struct tg *g, struct usb_request *req)
@@ -66,7 +66,7 @@ static void source_done(struct usb_ep *ep, struct usb_request *req)
 		return;
 	if (!g->no_refill)
 		fill_source(g, req);
-	(void)usb_ep_queue(ep, req, GFP_ATOMIC);
+	(void)usb_ep_queue(ep, req, USB_GFP_ATOMIC);
 }
 
 static void sink_done(struct usb_ep *ep, struct usb_request *req)
@@ -76,7 +76,7 @@ static void sink_done(struct usb_ep *ep, struct usb_request *req)
 	if (req->status != 0 || !atomic_load(&g->active))
 		return;
 	atomic_fetch_add(&g->sunk, req->actual);
-	(void)usb_ep_queue(ep, req, GFP_ATOMIC);
+	(void)usb_ep_queue(ep, req, USB_GFP_ATOMIC);
 }
 
 static void isrc_fill(struct usb_request *req)
@@ -95,7 +95,7 @@ static void isrc_done(struct usb_ep *ep, struct usb_request *req)
 	if (req->status != 0 || !atomic_load(&g->active))
 		return;
 	atomic_fetch_add(&g->iso_in_reqs, 1);
-	(void)usb_ep_queue(ep, req, GFP_ATOMIC);
+	(void)usb_ep_queue(ep, req, USB_GFP_ATOMIC);
 }
 
 static void isink_done(struct usb_ep *ep, struct usb_request *req)
@@ -106,7 +106,7 @@ static void isink_done(struct usb_ep *ep, struct usb_request *req)
 		return;
 	atomic_fetch_add(&g->iso_out_reqs, 1);
 	atomic_fetch_add(&g->iso_out_bytes, req->actual);
-	(void)usb_ep_queue(ep, req, GFP_ATOMIC);
+	(void)usb_ep_queue(ep, req, USB_GFP_ATOMIC);
 }
 
 static void intr_done(struct usb_ep *ep, struct usb_request *req)
@@ -118,7 +118,7 @@ static void intr_done(struct usb_ep *ep, struct usb_request *req)
 static struct usb_request *new_req(struct usb_ep *ep, unsigned len,
 				   void (*done)(struct usb_ep *, struct usb_request *), unsigned k)
 {
-	struct usb_request *r = usb_ep_alloc_request(ep, GFP_KERNEL);
+	struct usb_request *r = usb_ep_alloc_request(ep, USB_GFP_KERNEL);
 
 	if (!r)
 		return NULL;
@@ -174,20 +174,20 @@ static int tg_set_alt(struct usb_function *f, unsigned intf, unsigned alt)
 	atomic_store(&g->active, 1);
 	for (unsigned k = 0; k < TG_LOOP_N; k++) {
 		g->lo[k]->length = TG_LOOP_LEN;
-		if ((rc = usb_ep_queue(g->loop_out, g->lo[k], GFP_ATOMIC)) < 0)
+		if ((rc = usb_ep_queue(g->loop_out, g->lo[k], USB_GFP_ATOMIC)) < 0)
 			goto fail;
 	}
 	for (unsigned k = 0; k < 4; k++) {
 		isrc_fill(g->isrc_req[k]);
-		if ((rc = usb_ep_queue(g->isrc, g->isrc_req[k], GFP_ATOMIC)) < 0 ||
-		    (rc = usb_ep_queue(g->isink, g->isink_req[k], GFP_ATOMIC)) < 0)
+		if ((rc = usb_ep_queue(g->isrc, g->isrc_req[k], USB_GFP_ATOMIC)) < 0 ||
+		    (rc = usb_ep_queue(g->isink, g->isink_req[k], USB_GFP_ATOMIC)) < 0)
 			goto fail;
 	}
 	for (unsigned k = 0; k < 2; k++) {
-		if ((rc = usb_ep_queue(g->sink, g->sink_req[k], GFP_ATOMIC)) < 0)
+		if ((rc = usb_ep_queue(g->sink, g->sink_req[k], USB_GFP_ATOMIC)) < 0)
 			goto fail;
 		fill_source(g, g->src_req[k]);
-		if ((rc = usb_ep_queue(g->source, g->src_req[k], GFP_ATOMIC)) < 0)
+		if ((rc = usb_ep_queue(g->source, g->src_req[k], USB_GFP_ATOMIC)) < 0)
 			goto fail;
 	}
 	return 0;
@@ -239,8 +239,8 @@ static int tg_setup(struct usb_function *f, const struct usb_ctrlrequest *ctrl)
 	struct tg *g = func_tg(f);
 	struct usb_composite_dev *cdev = f->config->cdev;
 	struct usb_request *req = cdev->req;
-	unsigned w_value = le16_to_cpu(ctrl->wValue);
-	unsigned w_length = le16_to_cpu(ctrl->wLength);
+	unsigned w_value = USB_LE16_TO_CPU(ctrl->wValue);
+	unsigned w_length = USB_LE16_TO_CPU(ctrl->wLength);
 	struct usb_ep *ep;
 	int rc;
 
@@ -276,7 +276,7 @@ static int tg_setup(struct usb_function *f, const struct usb_ctrlrequest *ctrl)
 			return -USB_EOPNOTSUPP;
 		g->intr_req->length = w_value;
 		memset(g->intr_req->buf, 0xa5, w_value);
-		rc = usb_ep_queue(g->intr, g->intr_req, GFP_ATOMIC);
+		rc = usb_ep_queue(g->intr, g->intr_req, USB_GFP_ATOMIC);
 		if (rc < 0)
 			return rc;
 		req->length = 0;
@@ -284,7 +284,7 @@ static int tg_setup(struct usb_function *f, const struct usb_ctrlrequest *ctrl)
 	default:
 		return -USB_EOPNOTSUPP;
 	}
-	return usb_ep_queue(cdev->gadget->ep0, req, GFP_ATOMIC);
+	return usb_ep_queue(cdev->gadget->ep0, req, USB_GFP_ATOMIC);
 }
 
 /* ---- bind ---------------------------------------------------------------- */
@@ -296,7 +296,7 @@ static void ep_desc(struct usb_endpoint_descriptor *d, uint8_t dir, uint8_t type
 	d->bDescriptorType = USB_DT_ENDPOINT;
 	d->bEndpointAddress = dir;
 	d->bmAttributes = type;
-	d->wMaxPacketSize = cpu_to_le16(mps);
+	d->wMaxPacketSize = USB_CPU_TO_LE16(mps);
 	d->bInterval = type == USB_ENDPOINT_XFER_INT ? 4 : type == USB_ENDPOINT_XFER_ISOC ? 1 : 0;
 }
 
@@ -386,14 +386,14 @@ static void tg_unbind(struct usb_configuration *c, struct usb_function *f)
 
 static int tg_config_bind(struct usb_configuration *c)
 {
-	struct tg *g = container_of(c, struct tg, config);
+	struct tg *g = usb_container_of(c, struct tg, config);
 
 	return usb_add_function(c, &g->func);
 }
 
 static int tg_driver_bind(struct usb_composite_dev *cdev)
 {
-	struct tg *g = container_of(cdev->driver, struct tg, driver);
+	struct tg *g = usb_container_of(cdev->driver, struct tg, driver);
 
 	return usb_add_config(cdev, &g->config, tg_config_bind);
 }
@@ -404,10 +404,10 @@ int tg_probe(struct tg *g, const char *udc, uint16_t pid)
 	strncpy(g->udc, udc, sizeof(g->udc) - 1);
 	g->dev_desc.bLength = USB_DT_DEVICE_SIZE;
 	g->dev_desc.bDescriptorType = USB_DT_DEVICE;
-	g->dev_desc.bcdUSB = cpu_to_le16(0x0200);
-	g->dev_desc.idVendor = cpu_to_le16(0x1d6b);
-	g->dev_desc.idProduct = cpu_to_le16(pid);
-	g->dev_desc.bcdDevice = cpu_to_le16(0x0123);
+	g->dev_desc.bcdUSB = USB_CPU_TO_LE16(0x0200);
+	g->dev_desc.idVendor = USB_CPU_TO_LE16(0x1d6b);
+	g->dev_desc.idProduct = USB_CPU_TO_LE16(pid);
+	g->dev_desc.bcdDevice = USB_CPU_TO_LE16(0x0123);
 	g->driver.name = "usbip-test";
 	g->driver.dev = &g->dev_desc;
 	g->driver.max_speed = USB_SPEED_HIGH;

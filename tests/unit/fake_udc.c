@@ -13,12 +13,12 @@
 
 static struct fake_ep *fep(struct usb_ep *ep)
 {
-	return container_of(ep, struct fake_ep, ep);
+	return usb_container_of(ep, struct fake_ep, ep);
 }
 
 static struct fake_udc *fudc(struct usb_gadget *g)
 {
-	return container_of(g, struct fake_udc, gadget);
+	return usb_container_of(g, struct fake_udc, gadget);
 }
 
 static int f_start(struct usb_gadget *g)

@@ -9,6 +9,16 @@
 
 #include <stddef.h>
 
+/* One macro of Linux's header (tests/unit/ch9_macros.cmake generates the
+ * two tables): defined in this header or not, and its value. */
+struct ch9_macro {
+	const char *name;
+	int defined;
+	long long value;
+};
+extern const struct ch9_macro core_ch9_linux_macros[];
+extern const struct ch9_macro core_ch9_own_macros[];
+
 struct ch9_entry {
 	const char *name;	/* "struct.field", "struct" or a constant */
 	long long value;	/* offset, size or value */
@@ -73,7 +83,101 @@ struct ch9_entry {
 	F(usb_ss_cap_descriptor, bDescriptorType) F(usb_ss_cap_descriptor, bDevCapabilityType) \
 	F(usb_ss_cap_descriptor, bmAttributes) F(usb_ss_cap_descriptor, wSpeedSupported) \
 	F(usb_ss_cap_descriptor, bFunctionalitySupport) F(usb_ss_cap_descriptor, bU1devExitLat) \
-	F(usb_ss_cap_descriptor, bU2DevExitLat)
+	F(usb_ss_cap_descriptor, bU2DevExitLat) \
+	S(usb_set_sel_req) F(usb_set_sel_req, u1_sel) F(usb_set_sel_req, u1_pel) \
+	F(usb_set_sel_req, u2_sel) F(usb_set_sel_req, u2_pel) \
+	S(usb_ssp_isoc_ep_comp_descriptor) F(usb_ssp_isoc_ep_comp_descriptor, bLength) \
+	F(usb_ssp_isoc_ep_comp_descriptor, bDescriptorType) \
+	F(usb_ssp_isoc_ep_comp_descriptor, wReseved) \
+	F(usb_ssp_isoc_ep_comp_descriptor, dwBytesPerInterval) \
+	S(usb_otg20_descriptor) F(usb_otg20_descriptor, bLength) \
+	F(usb_otg20_descriptor, bDescriptorType) F(usb_otg20_descriptor, bmAttributes) \
+	F(usb_otg20_descriptor, bcdOTG) \
+	S(usb_debug_descriptor) F(usb_debug_descriptor, bLength) \
+	F(usb_debug_descriptor, bDescriptorType) F(usb_debug_descriptor, bDebugInEndpoint) \
+	F(usb_debug_descriptor, bDebugOutEndpoint) \
+	S(usb_security_descriptor) F(usb_security_descriptor, bLength) \
+	F(usb_security_descriptor, bDescriptorType) F(usb_security_descriptor, wTotalLength) \
+	F(usb_security_descriptor, bNumEncryptionTypes) \
+	S(usb_key_descriptor) F(usb_key_descriptor, bLength) \
+	F(usb_key_descriptor, bDescriptorType) F(usb_key_descriptor, tTKID) \
+	F(usb_key_descriptor, bReserved) F(usb_key_descriptor, bKeyData) \
+	S(usb_encryption_descriptor) F(usb_encryption_descriptor, bLength) \
+	F(usb_encryption_descriptor, bDescriptorType) \
+	F(usb_encryption_descriptor, bEncryptionType) \
+	F(usb_encryption_descriptor, bEncryptionValue) \
+	F(usb_encryption_descriptor, bAuthKeyIndex) \
+	S(usb_handshake) F(usb_handshake, bMessageNumber) F(usb_handshake, bStatus) \
+	F(usb_handshake, tTKID) F(usb_handshake, bReserved) F(usb_handshake, CDID) \
+	F(usb_handshake, nonce) F(usb_handshake, MIC) \
+	S(usb_connection_context) F(usb_connection_context, CHID) \
+	F(usb_connection_context, CDID) F(usb_connection_context, CK) \
+	S(usb_wireless_ep_comp_descriptor) F(usb_wireless_ep_comp_descriptor, bLength) \
+	F(usb_wireless_ep_comp_descriptor, bDescriptorType) \
+	F(usb_wireless_ep_comp_descriptor, bMaxBurst) \
+	F(usb_wireless_ep_comp_descriptor, bMaxSequence) \
+	F(usb_wireless_ep_comp_descriptor, wMaxStreamDelay) \
+	F(usb_wireless_ep_comp_descriptor, wOverTheAirPacketSize) \
+	F(usb_wireless_ep_comp_descriptor, bOverTheAirInterval) \
+	F(usb_wireless_ep_comp_descriptor, bmCompAttributes) \
+	S(usb_wireless_cap_descriptor) F(usb_wireless_cap_descriptor, bLength) \
+	F(usb_wireless_cap_descriptor, bDescriptorType) \
+	F(usb_wireless_cap_descriptor, bDevCapabilityType) \
+	F(usb_wireless_cap_descriptor, bmAttributes) F(usb_wireless_cap_descriptor, wPHYRates) \
+	F(usb_wireless_cap_descriptor, bmTFITXPowerInfo) \
+	F(usb_wireless_cap_descriptor, bmFFITXPowerInfo) \
+	F(usb_wireless_cap_descriptor, bmBandGroup) F(usb_wireless_cap_descriptor, bReserved) \
+	S(usb_ss_container_id_descriptor) F(usb_ss_container_id_descriptor, bLength) \
+	F(usb_ss_container_id_descriptor, bDescriptorType) \
+	F(usb_ss_container_id_descriptor, bDevCapabilityType) \
+	F(usb_ss_container_id_descriptor, bReserved) \
+	F(usb_ss_container_id_descriptor, ContainerID) \
+	S(usb_ssp_cap_descriptor) F(usb_ssp_cap_descriptor, bLength) \
+	F(usb_ssp_cap_descriptor, bDescriptorType) \
+	F(usb_ssp_cap_descriptor, bDevCapabilityType) F(usb_ssp_cap_descriptor, bReserved) \
+	F(usb_ssp_cap_descriptor, bmAttributes) \
+	F(usb_ssp_cap_descriptor, wFunctionalitySupport) F(usb_ssp_cap_descriptor, wReserved) \
+	F(usb_ssp_cap_descriptor, bmSublinkSpeedAttr) \
+	S(usb_ptm_cap_descriptor) F(usb_ptm_cap_descriptor, bLength) \
+	F(usb_ptm_cap_descriptor, bDescriptorType) \
+	F(usb_ptm_cap_descriptor, bDevCapabilityType) \
+	S(usb_pd_cap_descriptor) F(usb_pd_cap_descriptor, bLength) \
+	F(usb_pd_cap_descriptor, bDescriptorType) F(usb_pd_cap_descriptor, bDevCapabilityType) \
+	F(usb_pd_cap_descriptor, bReserved) F(usb_pd_cap_descriptor, bmAttributes) \
+	F(usb_pd_cap_descriptor, bmProviderPorts) F(usb_pd_cap_descriptor, bmConsumerPorts) \
+	F(usb_pd_cap_descriptor, bcdBCVersion) F(usb_pd_cap_descriptor, bcdPDVersion) \
+	F(usb_pd_cap_descriptor, bcdUSBTypeCVersion) \
+	S(usb_pd_cap_battery_info_descriptor) F(usb_pd_cap_battery_info_descriptor, bLength) \
+	F(usb_pd_cap_battery_info_descriptor, bDescriptorType) \
+	F(usb_pd_cap_battery_info_descriptor, bDevCapabilityType) \
+	F(usb_pd_cap_battery_info_descriptor, iBattery) \
+	F(usb_pd_cap_battery_info_descriptor, iSerial) \
+	F(usb_pd_cap_battery_info_descriptor, iManufacturer) \
+	F(usb_pd_cap_battery_info_descriptor, bBatteryId) \
+	F(usb_pd_cap_battery_info_descriptor, bReserved) \
+	F(usb_pd_cap_battery_info_descriptor, dwChargedThreshold) \
+	F(usb_pd_cap_battery_info_descriptor, dwWeakThreshold) \
+	F(usb_pd_cap_battery_info_descriptor, dwBatteryDesignCapacity) \
+	F(usb_pd_cap_battery_info_descriptor, dwBatteryLastFullchargeCapacity) \
+	S(usb_pd_cap_consumer_port_descriptor) F(usb_pd_cap_consumer_port_descriptor, bLength) \
+	F(usb_pd_cap_consumer_port_descriptor, bDescriptorType) \
+	F(usb_pd_cap_consumer_port_descriptor, bDevCapabilityType) \
+	F(usb_pd_cap_consumer_port_descriptor, bReserved) \
+	F(usb_pd_cap_consumer_port_descriptor, bmCapabilities) \
+	F(usb_pd_cap_consumer_port_descriptor, wMinVoltage) \
+	F(usb_pd_cap_consumer_port_descriptor, wMaxVoltage) \
+	F(usb_pd_cap_consumer_port_descriptor, wReserved) \
+	F(usb_pd_cap_consumer_port_descriptor, dwMaxOperatingPower) \
+	F(usb_pd_cap_consumer_port_descriptor, dwMaxPeakPower) \
+	F(usb_pd_cap_consumer_port_descriptor, dwMaxPeakPowerTime) \
+	S(usb_pd_cap_provider_port_descriptor) F(usb_pd_cap_provider_port_descriptor, bLength) \
+	F(usb_pd_cap_provider_port_descriptor, bDescriptorType) \
+	F(usb_pd_cap_provider_port_descriptor, bDevCapabilityType) \
+	F(usb_pd_cap_provider_port_descriptor, bReserved1) \
+	F(usb_pd_cap_provider_port_descriptor, bmCapabilities) \
+	F(usb_pd_cap_provider_port_descriptor, bNumOfPDObjects) \
+	F(usb_pd_cap_provider_port_descriptor, bReserved2) \
+	F(usb_pd_cap_provider_port_descriptor, wPowerDataObject)
 
 #define CH9_CONSTANTS(C) \
 	C(USB_DIR_OUT) C(USB_DIR_IN) C(USB_TYPE_MASK) C(USB_TYPE_STANDARD) C(USB_TYPE_CLASS) \

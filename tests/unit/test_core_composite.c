@@ -276,12 +276,12 @@ static void test_core_composite_repeated_cycles(void **state)
 		assert_int_equal(tdev_enumerate(&d, i % 3 ? USB_SPEED_HIGH : USB_SPEED_FULL, 1), 0);
 		/* Leave a request queued on an endpoint and one on ep0: the
 		 * function's disable and the core give them back at unregister. */
-		r = usb_ep_alloc_request(f1.in, GFP_KERNEL);
+		r = usb_ep_alloc_request(f1.in, USB_GFP_KERNEL);
 		assert_non_null(r);
 		r->buf = buf;
 		r->length = sizeof(buf);
 		r->complete = record_complete;
-		assert_int_equal(usb_ep_queue(f1.in, r, GFP_KERNEL), 0);
+		assert_int_equal(usb_ep_queue(f1.in, r, USB_GFP_KERNEL), 0);
 		last_status = 1;
 		assert_int_equal(fake_setup(&d.udc, (const uint8_t[8]){ 0x80, 6, 0, 1, 0, 0, 18, 0 }), 0);
 		tdev_stop(&d);
@@ -630,7 +630,7 @@ static int config_setup(struct usb_configuration *c, const struct usb_ctrlreques
 		return -USB_EOPNOTSUPP;
 	((uint8_t *)req->buf)[0] = 0xc5;
 	req->length = 1;
-	return usb_ep_queue(c->cdev->gadget->ep0, req, GFP_ATOMIC);
+	return usb_ep_queue(c->cdev->gadget->ep0, req, USB_GFP_ATOMIC);
 }
 
 static void test_core_composite_routing(void **state)

@@ -45,7 +45,7 @@ static struct usb_endpoint_descriptor bulk(uint8_t addr, uint16_t mps)
 	d.bDescriptorType = USB_DT_ENDPOINT;
 	d.bEndpointAddress = addr;
 	d.bmAttributes = USB_ENDPOINT_XFER_BULK;
-	d.wMaxPacketSize = cpu_to_le16(mps);
+	d.wMaxPacketSize = USB_CPU_TO_LE16(mps);
 	return d;
 }
 
@@ -96,28 +96,28 @@ static void test_core_ep_queue_and_giveback(void **state)
 	setup_udc(&u);
 	ep = usb_ep_autoconfig(&u.gadget, &d);
 	assert_ptr_equal(ep, &u.eps[1].ep);
-	r = usb_ep_alloc_request(ep, GFP_ATOMIC);
-	r2 = usb_ep_alloc_request(ep, GFP_ATOMIC);
+	r = usb_ep_alloc_request(ep, USB_GFP_ATOMIC);
+	r2 = usb_ep_alloc_request(ep, USB_GFP_ATOMIC);
 	assert_non_null(r);
 	r->buf = buf;
 	r->length = sizeof(buf);
 	r->complete = count_complete;
 	*r2 = *r;
 	/* Not enabled: ESHUTDOWN, no completion. */
-	assert_int_equal(usb_ep_queue(ep, r, GFP_ATOMIC), -USB_ESHUTDOWN);
+	assert_int_equal(usb_ep_queue(ep, r, USB_GFP_ATOMIC), -USB_ESHUTDOWN);
 	ep->desc = &d;
 	assert_int_equal(usb_ep_enable(ep), 0);
 	/* Missing completion or buffer: EINVAL. */
 	r->complete = NULL;
-	assert_int_equal(usb_ep_queue(ep, r, GFP_ATOMIC), -USB_EINVAL);
+	assert_int_equal(usb_ep_queue(ep, r, USB_GFP_ATOMIC), -USB_EINVAL);
 	r->complete = count_complete;
 	r->buf = NULL;
-	assert_int_equal(usb_ep_queue(ep, r, GFP_ATOMIC), -USB_EINVAL);
+	assert_int_equal(usb_ep_queue(ep, r, USB_GFP_ATOMIC), -USB_EINVAL);
 	r->buf = buf;
-	assert_int_equal(usb_ep_queue(ep, r, GFP_ATOMIC), 0);
+	assert_int_equal(usb_ep_queue(ep, r, USB_GFP_ATOMIC), 0);
 	assert_int_equal(r->status, -USB_EINPROGRESS);
-	assert_int_equal(usb_ep_queue(ep, r, GFP_ATOMIC), -USB_EBUSY);	/* already queued */
-	assert_int_equal(usb_ep_queue(ep, r2, GFP_ATOMIC), 0);
+	assert_int_equal(usb_ep_queue(ep, r, USB_GFP_ATOMIC), -USB_EBUSY);	/* already queued */
+	assert_int_equal(usb_ep_queue(ep, r2, USB_GFP_ATOMIC), 0);
 	assert_int_equal(completions, 0);	/* never inside queue */
 	assert_true(fake_ep_complete(&u.eps[1], 0, 100));
 	assert_int_equal(completions, 1);
@@ -129,7 +129,7 @@ static void test_core_ep_queue_and_giveback(void **state)
 	assert_int_equal(last_status, -USB_ECONNRESET);
 	assert_int_equal(usb_ep_dequeue(ep, r2), -USB_EINVAL);
 	/* Disable gives back what is queued with ESHUTDOWN. */
-	assert_int_equal(usb_ep_queue(ep, r, GFP_ATOMIC), 0);
+	assert_int_equal(usb_ep_queue(ep, r, USB_GFP_ATOMIC), 0);
 	assert_int_equal(usb_ep_disable(ep), 0);
 	assert_int_equal(completions, 3);
 	assert_int_equal(last_status, -USB_ESHUTDOWN);
@@ -186,20 +186,23 @@ static void test_core_ep_halt_and_wedge(void **state)
 	assert_int_equal(usb_ep_disable(in), 0);
 	assert_false(usb_ep_is_halted(in));
 	assert_false(atomic_load(&in->wedged));
+	assert_null(in->desc);
 	/* Not enabled now: halting it is refused, from either side. */
 	assert_int_equal(usb_ep_set_halt(in), -USB_EINVAL);
 	assert_int_equal(fake_ctrl(&d.udc, 0x02, 3, 0, 0x81, 0, NULL, 0), FAKE_STALL);
 
 	/* An IN endpoint with a request queued refuses to halt (EAGAIN). */
 	{
-		struct usb_request *r = usb_ep_alloc_request(out, GFP_ATOMIC);
+		struct usb_request *r = usb_ep_alloc_request(out, USB_GFP_ATOMIC);
 		static uint8_t buf[8];
 
+		assert_int_equal(usb_ep_enable(in), -USB_EINVAL);	/* no desc */
+		assert_int_equal(config_ep_by_speed(&d.udc.gadget, &f.func, in), 0);
 		assert_int_equal(usb_ep_enable(in), 0);
 		r->buf = buf;
 		r->length = sizeof(buf);
 		r->complete = count_complete;
-		assert_int_equal(usb_ep_queue(in, r, GFP_ATOMIC), 0);
+		assert_int_equal(usb_ep_queue(in, r, USB_GFP_ATOMIC), 0);
 		assert_int_equal(usb_ep_set_halt(in), -USB_EAGAIN);
 		assert_false(usb_ep_is_halted(in));
 		assert_int_equal(usb_ep_set_wedge(in), -USB_EAGAIN);
@@ -233,7 +236,7 @@ static void test_core_ep_isochronous_halt_refused(void **state)
 	ep = usb_ep_autoconfig(&u.gadget, &d);
 	assert_ptr_equal(ep, &u.eps[6].ep);	/* ep7in: the first iso IN */
 	assert_int_equal(d.bEndpointAddress, 0x87);
-	assert_int_equal(le16_to_cpu(d.wMaxPacketSize), 1023);
+	assert_int_equal(USB_LE16_TO_CPU(d.wMaxPacketSize), 1023);
 	ep->desc = &d;
 	assert_int_equal(usb_ep_enable(ep), 0);
 	assert_int_equal(usb_ep_set_halt(ep), -USB_EINVAL);
@@ -257,7 +260,7 @@ static void test_core_ep_autoconfig(void **state)
 	ep = usb_ep_autoconfig(&u.gadget, &d[0]);
 	assert_ptr_equal(ep, &u.eps[0].ep);
 	assert_true(ep->claimed);
-	assert_int_equal(le16_to_cpu(d[0].wMaxPacketSize), 64);
+	assert_int_equal(USB_LE16_TO_CPU(d[0].wMaxPacketSize), 64);
 	/* A size over every limit: none. */
 	d[1] = bulk(USB_DIR_OUT, 1536);
 	assert_null(usb_ep_autoconfig(&u.gadget, &d[1]));
@@ -308,6 +311,57 @@ static void test_core_ep_autoconfig_unnumbered_names(void **state)
 	usb_udc_unregister(&u.gadget);
 }
 
+/* usb_ep_disable() forgets the descriptor, as Linux UDCs do: a function
+ * that picks descriptors only while ep->desc is NULL (f_acm's habit) gets
+ * the new speed's after a high-to-full-speed reconnect. */
+static void test_core_ep_disable_forgets_descriptor(void **state)
+{
+	static struct tfunc t;
+	static struct tdev d;
+
+	(void)state;
+	tfunc_init(&t, "lazy");
+	t.lazy_ep_config = true;
+	tdev_init(&d, USB_SPEED_HIGH, 0x0200, &t);
+	assert_int_equal(tdev_start(&d), 0);
+	assert_int_equal(tdev_enumerate(&d, USB_SPEED_HIGH, 1), 0);
+	assert_int_equal(t.in->maxpacket, 512);
+	assert_int_equal(t.out->maxpacket, 512);
+	usb_gadget_event(&d.udc.gadget, USB_GADGET_EVENT_DISCONNECT);
+	assert_false(t.in->enabled);
+	assert_null(t.in->desc);
+	assert_null(t.out->desc);
+	assert_int_equal(tdev_enumerate(&d, USB_SPEED_FULL, 1), 0);
+	assert_int_equal(t.in->maxpacket, 64);
+	assert_int_equal(t.out->maxpacket, 64);
+	tdev_stop(&d);
+}
+
+/* After an unbind no endpoint points into the freed descriptor copies, so
+ * a second probe on the same UDC enables from fresh ones (valgrind: no
+ * invalid read in usb_ep_enable()). */
+static void test_core_ep_second_probe_fresh_descriptors(void **state)
+{
+	static struct tfunc t;
+	static struct tdev d;
+	int round;
+
+	(void)state;
+	for (round = 0; round < 2; round++) {
+		tfunc_init(&t, "lazy");
+		t.lazy_ep_config = true;
+		tdev_init(&d, USB_SPEED_HIGH, 0x0200, &t);
+		assert_int_equal(tdev_start(&d), 0);
+		assert_int_equal(tdev_enumerate(&d, USB_SPEED_HIGH, 1), 0);
+		assert_true(t.in->enabled);
+		assert_int_equal(t.in->maxpacket, 512);
+		tdev_stop(&d);
+		assert_null(t.in->desc);
+		assert_null(t.out->desc);
+		assert_null(t.in->comp_desc);
+	}
+}
+
 static void test_core_ep_gadget_calls(void **state)
 {
 	static struct fake_udc u;
@@ -355,6 +409,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_core_ep_isochronous_halt_refused, fake_udc_cleanup),
 		cmocka_unit_test_teardown(test_core_ep_autoconfig, fake_udc_cleanup),
 		cmocka_unit_test_teardown(test_core_ep_autoconfig_unnumbered_names, fake_udc_cleanup),
+		cmocka_unit_test_teardown(test_core_ep_disable_forgets_descriptor, fake_udc_cleanup),
+		cmocka_unit_test_teardown(test_core_ep_second_probe_fresh_descriptors, fake_udc_cleanup),
 		cmocka_unit_test_teardown(test_core_ep_gadget_calls, fake_udc_cleanup),
 		cmocka_unit_test_teardown(test_core_ep_strerror, fake_udc_cleanup),
 	};

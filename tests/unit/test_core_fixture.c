@@ -8,7 +8,7 @@
 
 static struct tfunc *tf(struct usb_function *f)
 {
-	return container_of(f, struct tfunc, func);
+	return usb_container_of(f, struct tfunc, func);
 }
 
 static void ep_desc(struct usb_endpoint_descriptor *d, uint8_t dir, uint16_t mps)
@@ -18,7 +18,7 @@ static void ep_desc(struct usb_endpoint_descriptor *d, uint8_t dir, uint16_t mps
 	d->bDescriptorType = USB_DT_ENDPOINT;
 	d->bEndpointAddress = dir;
 	d->bmAttributes = USB_ENDPOINT_XFER_BULK;
-	d->wMaxPacketSize = cpu_to_le16(mps);
+	d->wMaxPacketSize = USB_CPU_TO_LE16(mps);
 }
 
 static void intf_desc(struct usb_interface_descriptor *d, uint8_t alt, uint8_t n_eps)
@@ -152,6 +152,13 @@ static void disable_eps(struct tfunc *t)
 		usb_ep_disable(t->out);
 }
 
+static int pick_desc(struct tfunc *t, struct usb_gadget *g, struct usb_ep *ep)
+{
+	if (t->lazy_ep_config && ep->desc)
+		return 0;
+	return config_ep_by_speed(g, &t->func, ep);
+}
+
 static int t_set_alt(struct usb_function *f, unsigned intf, unsigned alt)
 {
 	struct tfunc *t = tf(f);
@@ -165,11 +172,11 @@ static int t_set_alt(struct usb_function *f, unsigned intf, unsigned alt)
 		return t->set_alt_ret;
 	if (intf == (unsigned)t->intf_id[0]) {
 		disable_eps(t);
-		ret = config_ep_by_speed(g, f, t->in);
+		ret = pick_desc(t, g, t->in);
 		if (!ret)
 			ret = usb_ep_enable(t->in);
 		if (!ret)
-			ret = config_ep_by_speed(g, f, t->out);
+			ret = pick_desc(t, g, t->out);
 		if (!ret)
 			ret = usb_ep_enable(t->out);
 		if (ret)
@@ -235,14 +242,14 @@ static int t_setup(struct usb_function *f, const struct usb_ctrlrequest *ctrl)
 		req->length = n;
 		req->zero = n < length;
 		req->complete = in_complete;
-		return usb_ep_queue(cdev->gadget->ep0, req, GFP_ATOMIC);
+		return usb_ep_queue(cdev->gadget->ep0, req, USB_GFP_ATOMIC);
 	}
 	if (type == USB_TYPE_VENDOR && raw[1] == TF_VENDOR_OUT && !(raw[0] & USB_DIR_IN) &&
 	    length && length <= sizeof(t->received)) {
 		req->length = length;
 		req->complete = out_complete;
 		req->context = t;
-		return usb_ep_queue(cdev->gadget->ep0, req, GFP_ATOMIC);
+		return usb_ep_queue(cdev->gadget->ep0, req, USB_GFP_ATOMIC);
 	}
 	if (type == USB_TYPE_CLASS && raw[1] == TF_CLASS_DELAY && length == 0)
 		return USB_GADGET_DELAYED_STATUS;
@@ -250,7 +257,7 @@ static int t_setup(struct usb_function *f, const struct usb_ctrlrequest *ctrl)
 		((uint8_t *)req->buf)[0] = 0x5a;
 		req->length = 1;
 		req->complete = in_complete;
-		return usb_ep_queue(cdev->gadget->ep0, req, GFP_ATOMIC);
+		return usb_ep_queue(cdev->gadget->ep0, req, USB_GFP_ATOMIC);
 	}
 	return -USB_EOPNOTSUPP;
 }
@@ -312,7 +319,7 @@ void tfunc_init(struct tfunc *t, const char *name)
 
 static struct tdev *td(struct usb_composite_dev *cdev)
 {
-	return container_of(cdev->driver, struct tdev, driver);
+	return usb_container_of(cdev->driver, struct tdev, driver);
 }
 
 static int cfg_bind(struct usb_configuration *c)
@@ -387,10 +394,10 @@ void tdev_init(struct tdev *d, enum usb_device_speed max_speed, uint16_t bcd,
 	fake_udc_init(&d->udc, "fake.0", max_speed);
 	d->dd.bLength = USB_DT_DEVICE_SIZE;
 	d->dd.bDescriptorType = USB_DT_DEVICE;
-	d->dd.bcdUSB = cpu_to_le16(bcd);
-	d->dd.idVendor = cpu_to_le16(0x1d6b);
-	d->dd.idProduct = cpu_to_le16(0x0104);
-	d->dd.bcdDevice = cpu_to_le16(0x0100);
+	d->dd.bcdUSB = USB_CPU_TO_LE16(bcd);
+	d->dd.idVendor = USB_CPU_TO_LE16(0x1d6b);
+	d->dd.idProduct = USB_CPU_TO_LE16(0x0104);
+	d->dd.bcdDevice = USB_CPU_TO_LE16(0x0100);
 	d->driver.name = "tdev";
 	d->driver.dev = &d->dd;
 	d->driver.bind = drv_bind;

@@ -31,6 +31,8 @@ struct tfunc {
 	int bind_ret;		/* error returned by bind (after claiming) */
 	int set_alt_ret;	/* returned by set_alt (DELAYED status too) */
 	bool free_on_unbind;	/* leave copies to the core */
+	bool lazy_ep_config;	/* f_acm's habit: config_ep_by_speed() only
+				 * while ep->desc is NULL */
 	/* state */
 	int intf_id[2];
 	unsigned alt[2];

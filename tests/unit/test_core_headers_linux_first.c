@@ -16,8 +16,8 @@
 
 #include <cmocka.h>
 
-#ifndef COMPOSITE_HAVE_LINUX_CH9
-#error "with <linux/usb/ch9.h> present the library must use it"
+#ifndef COMPOSITE_CH9_FROM_LINUX
+#error "after <linux/usb/ch9.h> the library's header must use its types"
 #endif
 
 static void test_core_headers_linux_first_compile(void **state)
@@ -27,14 +27,14 @@ static void test_core_headers_linux_first_compile(void **state)
 		.bDescriptorType = USB_DT_ENDPOINT,
 		.bEndpointAddress = USB_DIR_IN | 1,
 		.bmAttributes = USB_ENDPOINT_XFER_BULK,
-		.wMaxPacketSize = cpu_to_le16(512),
+		.wMaxPacketSize = USB_CPU_TO_LE16(512),
 	};
 	__le16 w = d.wMaxPacketSize;	/* Linux's own type name */
 
 	(void)state;
 	assert_int_equal(usb_endpoint_maxp(&d), 512);
 	assert_true(usb_endpoint_is_bulk_in(&d));
-	assert_int_equal(le16_to_cpu(w), 512);
+	assert_int_equal(USB_LE16_TO_CPU(w), 512);
 	assert_string_equal(usb_strerror(-USB_ESHUTDOWN), "ESHUTDOWN (endpoint shut down)");
 }
 

@@ -240,20 +240,20 @@ static void test_core_ids_config_ep_by_speed(void **state)
 	assert_int_equal(tdev_start(&d), 0);
 	d.udc.gadget.speed = USB_SPEED_HIGH;
 	assert_int_equal(config_ep_by_speed(&d.udc.gadget, &f.func, f.in), 0);
-	assert_int_equal(le16_to_cpu(f.in->desc->wMaxPacketSize), 512);
+	assert_int_equal(USB_LE16_TO_CPU(f.in->desc->wMaxPacketSize), 512);
 	assert_null(f.in->comp_desc);
 	d.udc.gadget.speed = USB_SPEED_FULL;
 	assert_int_equal(config_ep_by_speed(&d.udc.gadget, &f.func, f.in), 0);
-	assert_int_equal(le16_to_cpu(f.in->desc->wMaxPacketSize), 64);
+	assert_int_equal(USB_LE16_TO_CPU(f.in->desc->wMaxPacketSize), 64);
 	d.udc.gadget.speed = USB_SPEED_SUPER;
 	assert_int_equal(config_ep_by_speed(&d.udc.gadget, &f.func, f.out), 0);
-	assert_int_equal(le16_to_cpu(f.out->desc->wMaxPacketSize), 1024);
+	assert_int_equal(USB_LE16_TO_CPU(f.out->desc->wMaxPacketSize), 1024);
 	assert_non_null(f.out->comp_desc);
 	assert_int_equal(f.out->maxburst, 3);
 	/* SuperSpeedPlus falls back to the SuperSpeed list. */
 	d.udc.gadget.speed = USB_SPEED_SUPER_PLUS;
 	assert_int_equal(config_ep_by_speed(&d.udc.gadget, &f.func, f.out), 0);
-	assert_int_equal(le16_to_cpu(f.out->desc->wMaxPacketSize), 1024);
+	assert_int_equal(USB_LE16_TO_CPU(f.out->desc->wMaxPacketSize), 1024);
 	/* An endpoint the function does not have. */
 	assert_int_equal(config_ep_by_speed(&d.udc.gadget, &f.func, &d.udc.eps[4].ep), -USB_EINVAL);
 	tdev_stop(&d);

@@ -22,7 +22,7 @@ static int releases;
 
 static void common_release(struct kref *k)
 {
-	struct common *c = container_of(k, struct common, ref);
+	struct common *c = usb_container_of(k, struct common, ref);
 
 	releases++;
 	free(c);
@@ -54,7 +54,7 @@ struct shared_func {
 
 static void shared_free(struct usb_function *f)
 {
-	struct shared_func *s = container_of(f, struct shared_func, t.func);
+	struct shared_func *s = usb_container_of(f, struct shared_func, t.func);
 
 	s->t.free_calls++;
 	kref_put(&s->common->ref, common_release);

@@ -71,7 +71,7 @@ static uint8_t pat(size_t k)
 
 static struct tf *tf_of(struct usb_function *f)
 {
-	return container_of(f, struct tf, func);
+	return usb_container_of(f, struct tf, func);
 }
 
 static void log_it(struct tf *t, bool in, struct usb_request *req)
@@ -105,9 +105,9 @@ static void out_complete(struct usb_ep *ep, struct usb_request *req)
 	memcpy(t->in_buf, t->out_buf, req->actual);
 	t->in_req->length = req->actual;
 	t->in_req->zero = 1;
-	assert_int_equal(usb_ep_queue(t->in, t->in_req, GFP_ATOMIC), 0);
+	assert_int_equal(usb_ep_queue(t->in, t->in_req, USB_GFP_ATOMIC), 0);
 	t->out_req->length = BUFSZ;
-	assert_int_equal(usb_ep_queue(t->out, t->out_req, GFP_ATOMIC), 0);
+	assert_int_equal(usb_ep_queue(t->out, t->out_req, USB_GFP_ATOMIC), 0);
 }
 
 static void ctrl_out_complete(struct usb_ep *ep, struct usb_request *req)
@@ -140,9 +140,9 @@ static int tf_bind(struct usb_configuration *c, struct usb_function *f)
 		return -USB_ENODEV;
 	t->hs_in.bEndpointAddress = t->fs_in.bEndpointAddress;
 	t->hs_out.bEndpointAddress = t->fs_out.bEndpointAddress;
-	t->in_req = usb_ep_alloc_request(t->in, GFP_KERNEL);
-	t->in_req2 = usb_ep_alloc_request(t->in, GFP_KERNEL);
-	t->out_req = usb_ep_alloc_request(t->out, GFP_KERNEL);
+	t->in_req = usb_ep_alloc_request(t->in, USB_GFP_KERNEL);
+	t->in_req2 = usb_ep_alloc_request(t->in, USB_GFP_KERNEL);
+	t->out_req = usb_ep_alloc_request(t->out, USB_GFP_KERNEL);
 	if (!t->in_req || !t->in_req2 || !t->out_req)
 		return -USB_ENOMEM;
 	t->in_req->buf = t->in_buf;
@@ -199,7 +199,7 @@ static int tf_set_alt(struct usb_function *f, unsigned intf, unsigned alt)
 	t->enabled = true;
 	if (t->echo) {
 		t->out_req->length = BUFSZ;
-		rc = usb_ep_queue(t->out, t->out_req, GFP_ATOMIC);
+		rc = usb_ep_queue(t->out, t->out_req, USB_GFP_ATOMIC);
 	}
 	return rc;
 }
@@ -209,8 +209,8 @@ static int tf_setup(struct usb_function *f, const struct usb_ctrlrequest *ctrl)
 	struct tf *t = tf_of(f);
 	struct usb_composite_dev *cdev = f->config->cdev;
 	struct usb_request *req = cdev->req;
-	unsigned value = le16_to_cpu(ctrl->wValue);
-	unsigned length = le16_to_cpu(ctrl->wLength);
+	unsigned value = USB_LE16_TO_CPU(ctrl->wValue);
+	unsigned length = USB_LE16_TO_CPU(ctrl->wLength);
 
 	if ((ctrl->bRequestType & USB_TYPE_MASK) != USB_TYPE_VENDOR)
 		return -USB_EOPNOTSUPP;
@@ -226,7 +226,7 @@ static int tf_setup(struct usb_function *f, const struct usb_ctrlrequest *ctrl)
 		req->zero = value < length;
 		req->context = t;
 		req->complete = ctrl_in_complete;
-		return usb_ep_queue(cdev->gadget->ep0, req, GFP_ATOMIC);
+		return usb_ep_queue(cdev->gadget->ep0, req, USB_GFP_ATOMIC);
 	case VREQ_OUT:
 		if ((ctrl->bRequestType & USB_DIR_IN) || length == 0)
 			return -USB_EINVAL;
@@ -234,7 +234,7 @@ static int tf_setup(struct usb_function *f, const struct usb_ctrlrequest *ctrl)
 		req->context = t;
 		req->complete = ctrl_out_complete;
 		t->ctrl_out_status = 1;
-		return usb_ep_queue(cdev->gadget->ep0, req, GFP_ATOMIC);
+		return usb_ep_queue(cdev->gadget->ep0, req, USB_GFP_ATOMIC);
 	case VREQ_DELAY:
 		return USB_GADGET_DELAYED_STATUS;
 	default:
@@ -278,8 +278,8 @@ static void tf_init(struct tf *t)
 	t->fs_in.bmAttributes = t->fs_out.bmAttributes = USB_ENDPOINT_XFER_BULK;
 	t->hs_in = t->fs_in;
 	t->hs_out = t->fs_out;
-	t->fs_in.wMaxPacketSize = t->fs_out.wMaxPacketSize = cpu_to_le16(64);
-	t->hs_in.wMaxPacketSize = t->hs_out.wMaxPacketSize = cpu_to_le16(512);
+	t->fs_in.wMaxPacketSize = t->fs_out.wMaxPacketSize = USB_CPU_TO_LE16(64);
+	t->hs_in.wMaxPacketSize = t->hs_out.wMaxPacketSize = USB_CPU_TO_LE16(512);
 	t->fs[0] = (struct usb_descriptor_header *)&t->intf;
 	t->fs[1] = (struct usb_descriptor_header *)&t->fs_in;
 	t->fs[2] = (struct usb_descriptor_header *)&t->fs_out;
@@ -340,9 +340,9 @@ static struct fx *fx_new_cfg(bool echo, const struct usb_loopback_host_config *c
 	assert_int_equal(usb_loopback_host_create(cfg, &x->h), 0);
 	x->dd.bLength = USB_DT_DEVICE_SIZE;
 	x->dd.bDescriptorType = USB_DT_DEVICE;
-	x->dd.bcdUSB = cpu_to_le16(0x0200);
-	x->dd.idVendor = cpu_to_le16(0x1d6b);
-	x->dd.idProduct = cpu_to_le16(0x0104);
+	x->dd.bcdUSB = USB_CPU_TO_LE16(0x0200);
+	x->dd.idVendor = USB_CPU_TO_LE16(0x1d6b);
+	x->dd.idProduct = USB_CPU_TO_LE16(0x0104);
 	x->driver.name = "loopback-test";
 	x->driver.dev = &x->dd;
 	x->driver.max_speed = USB_SPEED_HIGH;
@@ -397,9 +397,9 @@ static int vendor(struct fx *x, bool in, uint8_t req, uint16_t value, uint16_t l
 		.bRequestType = (uint8_t)((in ? USB_DIR_IN : USB_DIR_OUT) | USB_TYPE_VENDOR |
 					  USB_RECIP_DEVICE),
 		.bRequest = req,
-		.wValue = cpu_to_le16(value),
+		.wValue = USB_CPU_TO_LE16(value),
 		.wIndex = 0,
-		.wLength = cpu_to_le16(length),
+		.wLength = USB_CPU_TO_LE16(length),
 	};
 
 	return usb_loopback_host_control(x->h, &s, data, timeout);
@@ -411,8 +411,8 @@ static int get_status_ep(struct fx *x, uint8_t ep)
 	struct usb_ctrlrequest s = {
 		.bRequestType = USB_DIR_IN | USB_TYPE_STANDARD | USB_RECIP_ENDPOINT,
 		.bRequest = USB_REQ_GET_STATUS,
-		.wIndex = cpu_to_le16(ep),
-		.wLength = cpu_to_le16(2),
+		.wIndex = USB_CPU_TO_LE16(ep),
+		.wLength = USB_CPU_TO_LE16(2),
 	};
 	int rc = usb_loopback_host_control(x->h, &s, st, TMO);
 
@@ -425,7 +425,7 @@ static int get_configuration(struct fx *x)
 	struct usb_ctrlrequest s = {
 		.bRequestType = USB_DIR_IN | USB_TYPE_STANDARD | USB_RECIP_DEVICE,
 		.bRequest = USB_REQ_GET_CONFIGURATION,
-		.wLength = cpu_to_le16(1),
+		.wLength = USB_CPU_TO_LE16(1),
 	};
 	int rc = usb_loopback_host_control(x->h, &s, &v, TMO);
 
@@ -438,7 +438,7 @@ static void queue_in(struct fx *x, struct usb_request *req, unsigned len, bool z
 		((uint8_t *)req->buf)[k] = pat(k);
 	req->length = len;
 	req->zero = zero;
-	assert_int_equal(usb_ep_queue(x->t.in, req, GFP_ATOMIC), 0);
+	assert_int_equal(usb_ep_queue(x->t.in, req, USB_GFP_ATOMIC), 0);
 }
 
 static struct log_entry last_log(struct fx *x)
@@ -476,7 +476,7 @@ static void test_loopback_host_enumerate(void **state)
 		const uint8_t *ep1 = x->got_config + 18, *ep2 = ep1 + 7;
 
 		assert_int_equal(x->got_dev.bDescriptorType, USB_DT_DEVICE);
-		assert_int_equal(le16_to_cpu(x->got_dev.idVendor), 0x1d6b);
+		assert_int_equal(USB_LE16_TO_CPU(x->got_dev.idVendor), 0x1d6b);
 		assert_int_equal(x->got_dev.bMaxPacketSize0, 64);
 		assert_int_equal(x->got_dev.bNumConfigurations, 1);
 		assert_int_equal(x->got_config[1], USB_DT_CONFIG);
@@ -656,14 +656,14 @@ static void test_loopback_host_short_packets(void **state)
 	/* OUT: a short packet ends a request; short_not_ok reports it. */
 	x->t.out_req->length = 1024;
 	x->t.out_req->short_not_ok = 1;
-	assert_int_equal(usb_ep_queue(x->t.out, x->t.out_req, GFP_ATOMIC), 0);
+	assert_int_equal(usb_ep_queue(x->t.out, x->t.out_req, USB_GFP_ATOMIC), 0);
 	assert_int_equal(usb_loopback_host_transfer(x->h, out_addr(x), buf, 10, 0, TMO), 10);
 	assert_int_equal(last_log(x).status, -USB_EREMOTEIO);
 	assert_int_equal(last_log(x).actual, 10);
 	x->t.out_req->short_not_ok = 0;
 	/* OUT bigger than the request: the rest waits for the next request. */
 	x->t.out_req->length = 512;
-	assert_int_equal(usb_ep_queue(x->t.out, x->t.out_req, GFP_ATOMIC), 0);
+	assert_int_equal(usb_ep_queue(x->t.out, x->t.out_req, USB_GFP_ATOMIC), 0);
 	assert_int_equal(usb_loopback_host_transfer(x->h, out_addr(x), buf, 1024, 0, 50),
 			 -USB_ETIMEDOUT);
 	assert_int_equal(last_log(x).status, 0);
@@ -694,7 +694,7 @@ static void test_loopback_host_zlp(void **state)
 	assert_int_equal(last_log(x).actual, 512);
 	/* OUT: ZERO_PACKET ends a request at a multiple of maxpacket. */
 	x->t.out_req->length = 4096;
-	assert_int_equal(usb_ep_queue(x->t.out, x->t.out_req, GFP_ATOMIC), 0);
+	assert_int_equal(usb_ep_queue(x->t.out, x->t.out_req, USB_GFP_ATOMIC), 0);
 	assert_int_equal(usb_loopback_host_transfer(x->h, out_addr(x), buf, 1024,
 						    USB_LOOPBACK_ZERO_PACKET, TMO), 1024);
 	assert_int_equal(last_log(x).actual, 1024);
@@ -741,8 +741,8 @@ static void test_loopback_host_halt(void **state)
 		struct usb_ctrlrequest s = {
 			.bRequestType = USB_DIR_OUT | USB_TYPE_STANDARD | USB_RECIP_ENDPOINT,
 			.bRequest = USB_REQ_SET_FEATURE,
-			.wValue = cpu_to_le16(USB_ENDPOINT_HALT),
-			.wIndex = cpu_to_le16(out_addr(x)),
+			.wValue = USB_CPU_TO_LE16(USB_ENDPOINT_HALT),
+			.wIndex = USB_CPU_TO_LE16(out_addr(x)),
 		};
 
 		assert_int_equal(usb_loopback_host_control(x->h, &s, NULL, TMO), 0);
@@ -758,7 +758,7 @@ static void test_loopback_host_halt(void **state)
 			 -USB_EPIPE);
 	assert_int_equal(usb_ep_clear_halt(x->t.out), 0);
 	x->t.out_req->length = 512;
-	assert_int_equal(usb_ep_queue(x->t.out, x->t.out_req, GFP_ATOMIC), 0);
+	assert_int_equal(usb_ep_queue(x->t.out, x->t.out_req, USB_GFP_ATOMIC), 0);
 	assert_int_equal(usb_loopback_host_transfer(x->h, out_addr(x), buf, 10, 0, TMO), 10);
 	fx_free(x);
 }
@@ -798,12 +798,12 @@ static void test_loopback_host_disconnect(void **state)
 	(void)state;
 	queue_in(x, x->t.in_req, 1024, false);
 	x->t.out_req->length = 512;
-	assert_int_equal(usb_ep_queue(x->t.out, x->t.out_req, GFP_ATOMIC), 0);
+	assert_int_equal(usb_ep_queue(x->t.out, x->t.out_req, USB_GFP_ATOMIC), 0);
 	assert_int_equal(usb_loopback_host_submit(x->h, out_addr(x) | 0, buf, 0, 0, &xin), 0);
 	/* That ZLP completed the OUT request at once. */
 	assert_int_equal(usb_loopback_host_wait(x->h, xin, TMO), 0);
 	usb_loopback_host_free(x->h, xin);
-	assert_int_equal(usb_ep_queue(x->t.out, x->t.out_req, GFP_ATOMIC), 0);
+	assert_int_equal(usb_ep_queue(x->t.out, x->t.out_req, USB_GFP_ATOMIC), 0);
 	/* A host transfer waiting on another endpoint. */
 	n = nlog(x);
 	assert_int_equal(usb_loopback_host_disconnect(x->h), 0);
@@ -813,7 +813,7 @@ static void test_loopback_host_disconnect(void **state)
 		assert_true(x->t.log[i].host_thread);
 	}
 	assert_int_equal(x->t.disable_calls, 1);
-	assert_int_equal(usb_ep_queue(x->t.in, x->t.in_req, GFP_ATOMIC), -USB_ESHUTDOWN);
+	assert_int_equal(usb_ep_queue(x->t.in, x->t.in_req, USB_GFP_ATOMIC), -USB_ESHUTDOWN);
 	assert_int_equal(usb_loopback_host_transfer(x->h, in_addr(x), buf, 512, 0, TMO),
 			 -USB_ENODEV);
 	assert_int_equal(vendor(x, true, VREQ_IN, 1, 1, buf, TMO), -USB_ENODEV);
@@ -883,7 +883,7 @@ static void *queue_later(void *arg)
 		return NULL;
 	}
 	w->x->t.out_req->length = w->len;
-	assert_int_equal(usb_ep_queue(w->x->t.out, w->x->t.out_req, GFP_ATOMIC), 0);
+	assert_int_equal(usb_ep_queue(w->x->t.out, w->x->t.out_req, USB_GFP_ATOMIC), 0);
 	return NULL;
 }
 
@@ -967,7 +967,7 @@ static void test_loopback_host_async(void **state)
 	assert_int_equal(usb_loopback_host_submit(x->h, out_addr(x), buf[0], 10, 0, &a[0]), 0);
 	usb_loopback_host_free(x->h, a[0]);
 	x->t.out_req->length = 64;
-	assert_int_equal(usb_ep_queue(x->t.out, x->t.out_req, GFP_ATOMIC), 0);
+	assert_int_equal(usb_ep_queue(x->t.out, x->t.out_req, USB_GFP_ATOMIC), 0);
 	assert_int_equal(usb_loopback_host_transfer(x->h, out_addr(x), buf[1], 7, 0, TMO), 7);
 	fx_free(x);
 }
@@ -1016,7 +1016,7 @@ static void test_loopback_host_window(void **state)
 	x->t.in_req->buf = w;
 	x->t.in_req->length = 1000;
 	x->t.in_req->zero = 0;
-	assert_int_equal(usb_ep_queue(x->t.in, x->t.in_req, GFP_ATOMIC), 0);
+	assert_int_equal(usb_ep_queue(x->t.in, x->t.in_req, USB_GFP_ATOMIC), 0);
 	assert_int_equal(usb_loopback_host_wait(x->h, a, TMO), 1000);
 	for (unsigned k = 0; k < 1000; k++)
 		assert_int_equal(buf[k], pat(k + 7));
@@ -1035,7 +1035,7 @@ static void test_loopback_host_window(void **state)
 	assert_int_equal(len, 1536);
 	x->t.out_req->buf = w;
 	x->t.out_req->length = 1536;
-	assert_int_equal(usb_ep_queue(x->t.out, x->t.out_req, GFP_ATOMIC), 0);
+	assert_int_equal(usb_ep_queue(x->t.out, x->t.out_req, USB_GFP_ATOMIC), 0);
 	assert_int_equal(usb_loopback_host_wait(x->h, a, TMO), 1536);
 	assert_int_equal(last_log(x).actual, 1536);
 	usb_loopback_host_free(x->h, a);
@@ -1065,7 +1065,7 @@ static void test_loopback_host_window(void **state)
 	assert_false(atomic_load(&c.returned));
 	x->t.in_req->buf = w;
 	x->t.in_req->length = 512;
-	assert_int_equal(usb_ep_queue(x->t.in, x->t.in_req, GFP_ATOMIC), -USB_ESHUTDOWN);
+	assert_int_equal(usb_ep_queue(x->t.in, x->t.in_req, USB_GFP_ATOMIC), -USB_ESHUTDOWN);
 	pthread_join(th, NULL);
 	assert_int_equal(c.rc, 0);
 	assert_int_equal(usb_loopback_host_wait(x->h, a, 0), -USB_ECONNRESET);
@@ -1082,7 +1082,7 @@ static void test_loopback_host_bad_arguments(void **state)
 	struct usb_loopback_host_config c;
 	struct usb_loopback_ep_config eps[2] = { { .address = 0x81 }, { .address = 0x81 } };
 	struct usb_ctrlrequest s = { .bRequestType = USB_DIR_IN, .bRequest = 6,
-				     .wValue = cpu_to_le16(0x100), .wLength = cpu_to_le16(18) };
+				     .wValue = USB_CPU_TO_LE16(0x100), .wLength = USB_CPU_TO_LE16(18) };
 	uint8_t buf[18];
 
 	(void)state;

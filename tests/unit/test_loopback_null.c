@@ -115,7 +115,7 @@ static void fn_init(void)
 	fn.ein.bmAttributes = fn.eout.bmAttributes = USB_ENDPOINT_XFER_BULK;
 	fn.hin = fn.ein;
 	fn.hout = fn.eout;
-	fn.hin.wMaxPacketSize = fn.hout.wMaxPacketSize = cpu_to_le16(512);
+	fn.hin.wMaxPacketSize = fn.hout.wMaxPacketSize = USB_CPU_TO_LE16(512);
 	fn.fs[0] = fn.hs[0] = (struct usb_descriptor_header *)&fn.intf;
 	fn.fs[1] = (struct usb_descriptor_header *)&fn.ein;
 	fn.fs[2] = (struct usb_descriptor_header *)&fn.eout;
@@ -141,9 +141,9 @@ static int driver_bind(struct usb_composite_dev *cdev)
 static const struct usb_device_descriptor dd = {
 	.bLength = USB_DT_DEVICE_SIZE,
 	.bDescriptorType = USB_DT_DEVICE,
-	.bcdUSB = cpu_to_le16(0x0200),
-	.idVendor = cpu_to_le16(0x1234),
-	.idProduct = cpu_to_le16(0x5678),
+	.bcdUSB = USB_CPU_TO_LE16(0x0200),
+	.idVendor = USB_CPU_TO_LE16(0x1234),
+	.idProduct = USB_CPU_TO_LE16(0x5678),
 };
 
 static struct usb_composite_driver driver = {
@@ -159,9 +159,9 @@ static struct usb_ctrlrequest setup_pkt(uint8_t type, uint8_t req, uint16_t valu
 	struct usb_ctrlrequest s = {
 		.bRequestType = type,
 		.bRequest = req,
-		.wValue = cpu_to_le16(value),
-		.wIndex = cpu_to_le16(index),
-		.wLength = cpu_to_le16(length),
+		.wValue = USB_CPU_TO_LE16(value),
+		.wIndex = USB_CPU_TO_LE16(index),
+		.wLength = USB_CPU_TO_LE16(length),
 	};
 
 	return s;
@@ -250,16 +250,16 @@ static void test_loopback_null_device(void **state)
 	assert_true(usb_null_udc_ep0_stalled(u));
 
 	/* Queue, complete in order, dequeue, halt rules. */
-	r = usb_ep_alloc_request(fn.in, GFP_KERNEL);
-	r2 = usb_ep_alloc_request(fn.in, GFP_KERNEL);
+	r = usb_ep_alloc_request(fn.in, USB_GFP_KERNEL);
+	r2 = usb_ep_alloc_request(fn.in, USB_GFP_KERNEL);
 	assert_non_null(r);
 	assert_non_null(r2);
 	r->buf = r2->buf = buf;
 	r->length = r2->length = 32;
 	r->complete = r2->complete = log_complete;
-	assert_int_equal(usb_ep_queue(fn.in, r, GFP_ATOMIC), 0);
-	assert_int_equal(usb_ep_queue(fn.in, r, GFP_ATOMIC), -USB_EBUSY);
-	assert_int_equal(usb_ep_queue(fn.in, r2, GFP_ATOMIC), 0);
+	assert_int_equal(usb_ep_queue(fn.in, r, USB_GFP_ATOMIC), 0);
+	assert_int_equal(usb_ep_queue(fn.in, r, USB_GFP_ATOMIC), -USB_EBUSY);
+	assert_int_equal(usb_ep_queue(fn.in, r2, USB_GFP_ATOMIC), 0);
 	assert_int_equal(dlog.n, 0);	/* never inside queue */
 	assert_int_equal(usb_ep_set_halt(fn.in), -USB_EAGAIN);
 	assert_int_equal(usb_null_udc_complete(u, fn.in, 100, 0), 0);
@@ -274,17 +274,19 @@ static void test_loopback_null_device(void **state)
 	assert_int_equal(usb_ep_clear_halt(fn.in), 0);
 
 	/* Disable gives back with ESHUTDOWN; so does a disconnect. */
-	assert_int_equal(usb_ep_queue(fn.in, r, GFP_ATOMIC), 0);
-	assert_int_equal(usb_ep_queue(fn.in, r2, GFP_ATOMIC), 0);
+	assert_int_equal(usb_ep_queue(fn.in, r, USB_GFP_ATOMIC), 0);
+	assert_int_equal(usb_ep_queue(fn.in, r2, USB_GFP_ATOMIC), 0);
 	assert_int_equal(usb_ep_disable(fn.in), 0);
 	fn.enabled = false;
 	assert_int_equal(dlog.n, 4);
 	assert_int_equal(dlog.status[2], -USB_ESHUTDOWN);
 	assert_int_equal(dlog.status[3], -USB_ESHUTDOWN);
-	assert_int_equal(usb_ep_queue(fn.in, r, GFP_ATOMIC), -USB_ESHUTDOWN);
+	assert_int_equal(usb_ep_queue(fn.in, r, USB_GFP_ATOMIC), -USB_ESHUTDOWN);
+	assert_null(fn.in->desc);	/* disable forgot it, as on Linux */
+	assert_int_equal(config_ep_by_speed(g, &fn.f, fn.in), 0);
 	assert_int_equal(usb_ep_enable(fn.in), 0);
 	fn.enabled = true;
-	assert_int_equal(usb_ep_queue(fn.in, r, GFP_ATOMIC), 0);
+	assert_int_equal(usb_ep_queue(fn.in, r, USB_GFP_ATOMIC), 0);
 	assert_int_equal(usb_null_udc_event(u, USB_GADGET_EVENT_DISCONNECT, USB_SPEED_UNKNOWN), 0);
 	assert_int_equal(dlog.n, 5);
 	assert_int_equal(dlog.status[4], -USB_ESHUTDOWN);

@@ -788,7 +788,7 @@ static struct udcx_urb *ctl_submit(struct ctl *c, int i, uint8_t type, uint16_t 
 	udcx__urb_init(u, c->ub[i], buflen, 0);
 	u->setup.bRequestType = type;
 	u->setup.bRequest = 0x42;
-	u->setup.wLength = cpu_to_le16(wlength);
+	u->setup.wLength = USB_CPU_TO_LE16(wlength);
 	assert_int_equal(udcx__ctrl_submit(&c->ep0, u, &c->done), 0);
 	return u;
 }

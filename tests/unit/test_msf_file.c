@@ -114,7 +114,7 @@ static void test_msf_file_fifo_refused_without_blocking(void **state)
 	free(path);
 }
 
-/* The same through fsg_common_init(): file= naming a FIFO fails the bind. */
+/* The same through fsg_common_create(): file= naming a FIFO fails the bind. */
 static void test_msf_file_fifo_lun_fails_init(void **state)
 {
 	char *path = temp_name();

@@ -20,7 +20,7 @@ static int fx_config_bind(struct usb_configuration *c)
 	struct msf_fx *fx = current;
 	int rc;
 
-	fx->init_rc = fsg_common_init(&fx->common, c->cdev, &fx->cfg);
+	fx->init_rc = fsg_common_create(&fx->common, c->cdev, &fx->cfg);
 	if (fx->init_rc)
 		return fx->init_rc;
 	rc = fsg_add(c->cdev, c, fx->common);
@@ -47,7 +47,7 @@ int msf_fx_set_config(struct msf_fx *fx, uint8_t value)
 	struct usb_ctrlrequest s = {
 		.bRequestType = USB_DIR_OUT | USB_TYPE_STANDARD | USB_RECIP_DEVICE,
 		.bRequest = USB_REQ_SET_CONFIGURATION,
-		.wValue = cpu_to_le16(value),
+		.wValue = USB_CPU_TO_LE16(value),
 	};
 
 	return usb_loopback_host_control(fx->h, &s, NULL, MSF_TMO);
@@ -73,9 +73,9 @@ struct msf_fx *msf_fx_new_max(enum usb_device_speed max)
 	assert_int_equal(usb_loopback_host_create(&hc, &fx->h), 0);
 	fx->dd.bLength = USB_DT_DEVICE_SIZE;
 	fx->dd.bDescriptorType = USB_DT_DEVICE;
-	fx->dd.bcdUSB = cpu_to_le16(max >= USB_SPEED_SUPER ? 0x0300 : 0x0200);
-	fx->dd.idVendor = cpu_to_le16(0x0525);
-	fx->dd.idProduct = cpu_to_le16(0xa4a5);
+	fx->dd.bcdUSB = USB_CPU_TO_LE16(max >= USB_SPEED_SUPER ? 0x0300 : 0x0200);
+	fx->dd.idVendor = USB_CPU_TO_LE16(0x0525);
+	fx->dd.idProduct = USB_CPU_TO_LE16(0xa4a5);
 	fx->driver.name = "g_mass_storage-test";
 	fx->driver.dev = &fx->dd;
 	fx->driver.max_speed = max;
@@ -272,9 +272,9 @@ int msf_fx_class(struct msf_fx *fx, bool in, uint8_t req, uint16_t value,
 		.bRequestType = (uint8_t)((in ? USB_DIR_IN : USB_DIR_OUT) | USB_TYPE_CLASS |
 					  USB_RECIP_INTERFACE),
 		.bRequest = req,
-		.wValue = cpu_to_le16(value),
-		.wIndex = cpu_to_le16(fx->intf),
-		.wLength = cpu_to_le16(length),
+		.wValue = USB_CPU_TO_LE16(value),
+		.wIndex = USB_CPU_TO_LE16(fx->intf),
+		.wLength = USB_CPU_TO_LE16(length),
 	};
 
 	return usb_loopback_host_control(fx->h, &s, data, MSF_TMO);

@@ -694,26 +694,26 @@ static void test_msf_lun_init_errors(void **state)
 
 	(void)state;
 	memset(&cfg, 0, sizeof(cfg));
-	assert_int_equal(fsg_common_init(&common, NULL, &cfg), -USB_EINVAL);	/* 0 LUNs */
+	assert_int_equal(fsg_common_create(&common, NULL, &cfg), -USB_EINVAL);	/* 0 LUNs */
 	cfg.nluns = 17;
-	assert_int_equal(fsg_common_init(&common, NULL, &cfg), -USB_EINVAL);
+	assert_int_equal(fsg_common_create(&common, NULL, &cfg), -USB_EINVAL);
 	cfg.nluns = 1;
 	/* Not removable and no medium. */
-	assert_int_equal(fsg_common_init(&common, NULL, &cfg), -USB_EINVAL);
+	assert_int_equal(fsg_common_create(&common, NULL, &cfg), -USB_EINVAL);
 	cfg.luns[0].filename = "/nonexistent/disk.img";
-	assert_int_equal(fsg_common_init(&common, NULL, &cfg), -USB_ENOENT);
+	assert_int_equal(fsg_common_create(&common, NULL, &cfg), -USB_ENOENT);
 	cfg.luns[0].filename = NULL;
 	cfg.luns[0].backend = msf_fx_mem(8, 512);
 	cfg.buflen = 1000;	/* not a multiple of 512: the backend is released */
-	assert_int_equal(fsg_common_init(&common, NULL, &cfg), -USB_EINVAL);
+	assert_int_equal(fsg_common_create(&common, NULL, &cfg), -USB_EINVAL);
 	cfg.buflen = 0;
 	cfg.luns[0].backend = msf_fx_mem(8, 512);
 	cfg.vendor_name = "much too long vendor";
-	assert_int_equal(fsg_common_init(&common, NULL, &cfg), -USB_EINVAL);
+	assert_int_equal(fsg_common_create(&common, NULL, &cfg), -USB_EINVAL);
 	cfg.vendor_name = NULL;
 	cfg.luns[0].backend = msf_fx_mem(8, 512);
 	cfg.fsg_num_buffers = 1;
-	assert_int_equal(fsg_common_init(&common, NULL, &cfg), -USB_EINVAL);
+	assert_int_equal(fsg_common_create(&common, NULL, &cfg), -USB_EINVAL);
 	assert_null(common);
 	assert_int_equal(fsg_backend_mem_create(&cfg.luns[0].backend, NULL, 1000, 512, false),
 			 -USB_EINVAL);

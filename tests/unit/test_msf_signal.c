@@ -100,7 +100,7 @@ static void msg_cleanup(void)
 }
 
 static int msg_thread_exits(struct fsg_common *common) { msg_cleanup(); return 0; }
-static int msg_do_config(struct usb_configuration *c) { static const struct fsg_operations ops = { .thread_exits = msg_thread_exits }; struct fsg_common *common; struct fsg_config config; int ret; fsg_config_from_params(&config, &mod_data); config.ops = &ops; ret = fsg_common_init(&common, c->cdev, &config); if (ret) return ret; ret = fsg_add(c->cdev, c, common); fsg_common_put(common); return ret; }
+static int msg_do_config(struct usb_configuration *c) { static const struct fsg_operations ops = { .thread_exits = msg_thread_exits }; struct fsg_common *common; struct fsg_config config; int ret; fsg_config_from_params(&config, &mod_data); config.ops = &ops; ret = fsg_common_create(&common, c->cdev, &config); if (ret) return ret; ret = fsg_add(c->cdev, c, common); fsg_common_put(common); return ret; }
 
 static struct usb_configuration msg_config = {
 	.label = "Linux File-Backed Storage",
@@ -116,9 +116,9 @@ static int msg_bind(struct usb_composite_dev *cdev)
 static const struct usb_device_descriptor msg_device_desc = {
 	.bLength = USB_DT_DEVICE_SIZE,
 	.bDescriptorType = USB_DT_DEVICE,
-	.bcdUSB = cpu_to_le16(0x0200),
-	.idVendor = cpu_to_le16(0x0525),
-	.idProduct = cpu_to_le16(0xa4a5),
+	.bcdUSB = USB_CPU_TO_LE16(0x0200),
+	.idVendor = USB_CPU_TO_LE16(0x0525),
+	.idProduct = USB_CPU_TO_LE16(0xa4a5),
 };
 
 static void run_article_gadget(int signo)

@@ -12,7 +12,7 @@ static struct gz_dev *gz_live;	/* started and not yet stopped */
 
 static int gz_config_bind(struct usb_configuration *c)
 {
-	struct gz_dev *d = container_of(c, struct gz_dev, config);
+	struct gz_dev *d = usb_container_of(c, struct gz_dev, config);
 	int ret;
 
 	ret = d->loopback ? loopback_alloc(&d->lb, &d->func) : sourcesink_alloc(&d->ss, &d->func);
@@ -32,7 +32,7 @@ static int gz_config_bind(struct usb_configuration *c)
 
 static int gz_driver_bind(struct usb_composite_dev *cdev)
 {
-	struct gz_dev *d = container_of(cdev->driver, struct gz_dev, driver);
+	struct gz_dev *d = usb_container_of(cdev->driver, struct gz_dev, driver);
 
 	return usb_add_config(cdev, &d->config, gz_config_bind);
 }
@@ -50,10 +50,10 @@ void gz_init(struct gz_dev *d, bool loopback)
 
 	d->dd.bLength = USB_DT_DEVICE_SIZE;
 	d->dd.bDescriptorType = USB_DT_DEVICE;
-	d->dd.bcdUSB = cpu_to_le16(0x0200);
+	d->dd.bcdUSB = USB_CPU_TO_LE16(0x0200);
 	d->dd.bDeviceClass = USB_CLASS_VENDOR_SPEC;
-	d->dd.idVendor = cpu_to_le16(0x0525);
-	d->dd.idProduct = cpu_to_le16(0xa4a0);
+	d->dd.idVendor = USB_CPU_TO_LE16(0x0525);
+	d->dd.idProduct = USB_CPU_TO_LE16(0xa4a0);
 	d->driver.name = "gz-test";
 	d->driver.dev = &d->dd;
 	d->driver.max_speed = USB_SPEED_SUPER;

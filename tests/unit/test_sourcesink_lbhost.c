@@ -71,10 +71,10 @@ static int zero_bind(struct usb_composite_dev *cdev)
 static const struct usb_device_descriptor zero_dd = {
 	.bLength = USB_DT_DEVICE_SIZE,
 	.bDescriptorType = USB_DT_DEVICE,
-	.bcdUSB = cpu_to_le16(0x0200),
+	.bcdUSB = USB_CPU_TO_LE16(0x0200),
 	.bDeviceClass = USB_CLASS_VENDOR_SPEC,
-	.idVendor = cpu_to_le16(0x0525),
-	.idProduct = cpu_to_le16(0xa4a0),
+	.idVendor = USB_CPU_TO_LE16(0x0525),
+	.idProduct = USB_CPU_TO_LE16(0xa4a0),
 };
 
 static struct usb_composite_driver zero_driver = {
@@ -129,8 +129,8 @@ static void enumerate(uint8_t value)
 	C.cfg_len = usb_loopback_host_enumerate(C.h, USB_SPEED_HIGH, value, &dd, C.cfg,
 						sizeof(C.cfg), TMO);
 	assert_true(C.cfg_len > 9);
-	assert_int_equal(le16_to_cpu(dd.idVendor), 0x0525);
-	assert_int_equal(le16_to_cpu(dd.idProduct), 0xa4a0);
+	assert_int_equal(USB_LE16_TO_CPU(dd.idVendor), 0x0525);
+	assert_int_equal(USB_LE16_TO_CPU(dd.idProduct), 0xa4a0);
 	assert_int_equal(dd.bNumConfigurations, 2);
 	for (int off = 0; off + 2 <= C.cfg_len && C.cfg[off] >= 2; off += C.cfg[off]) {
 		const uint8_t *d = C.cfg + off;
@@ -152,8 +152,8 @@ static int ctrl(uint8_t type, uint8_t req, uint16_t value, uint16_t index, void 
 		uint16_t len)
 {
 	struct usb_ctrlrequest s = {
-		.bRequestType = type, .bRequest = req, .wValue = cpu_to_le16(value),
-		.wIndex = cpu_to_le16(index), .wLength = cpu_to_le16(len),
+		.bRequestType = type, .bRequest = req, .wValue = USB_CPU_TO_LE16(value),
+		.wIndex = USB_CPU_TO_LE16(index), .wLength = USB_CPU_TO_LE16(len),
 	};
 
 	return usb_loopback_host_control(C.h, &s, data, TMO);

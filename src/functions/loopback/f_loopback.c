@@ -54,7 +54,7 @@ struct f_loopback {
 
 static struct f_loopback *func_to_loop(struct usb_function *f)
 {
-	return container_of(f, struct f_loopback, function);
+	return usb_container_of(f, struct f_loopback, function);
 }
 
 void f_lb_opts_init(struct f_lb_opts *opts)
@@ -89,7 +89,7 @@ static void lb_out_complete(struct usb_ep *ep, struct usb_request *req)
 		/* Cancelled or failed without data worth echoing: wait for
 		 * the next transfer. */
 		if (loop->enabled)
-			(void)usb_ep_queue(loop->out_ep, req, GFP_ATOMIC);
+			(void)usb_ep_queue(loop->out_ep, req, USB_GFP_ATOMIC);
 		return;
 	}
 	atomic_fetch_add(&loop->out_bytes, req->actual);
@@ -99,8 +99,8 @@ static void lb_out_complete(struct usb_ep *ep, struct usb_request *req)
 	 * IN too (a zero-length packet if it is packet-aligned). */
 	p->in->length = req->actual;
 	p->in->zero = req->actual < req->length;
-	if (usb_ep_queue(loop->in_ep, p->in, GFP_ATOMIC) != 0)
-		(void)usb_ep_queue(loop->out_ep, req, GFP_ATOMIC);
+	if (usb_ep_queue(loop->in_ep, p->in, USB_GFP_ATOMIC) != 0)
+		(void)usb_ep_queue(loop->out_ep, req, USB_GFP_ATOMIC);
 }
 
 static void lb_in_complete(struct usb_ep *ep, struct usb_request *req)
@@ -115,7 +115,7 @@ static void lb_in_complete(struct usb_ep *ep, struct usb_request *req)
 		atomic_fetch_add(&loop->in_bytes, req->actual);
 	/* Sent (or cancelled by a host unlink): the buffer is free again. */
 	if (loop->enabled)
-		(void)usb_ep_queue(loop->out_ep, p->out, GFP_ATOMIC);
+		(void)usb_ep_queue(loop->out_ep, p->out, USB_GFP_ATOMIC);
 }
 
 static void lb_stop(struct f_loopback *loop)
@@ -183,8 +183,8 @@ static int lb_start(struct f_loopback *loop)
 
 		loop->npairs = i + 1;
 		p->loop = loop;
-		p->out = usb_ep_alloc_request(loop->out_ep, GFP_ATOMIC);
-		p->in = usb_ep_alloc_request(loop->in_ep, GFP_ATOMIC);
+		p->out = usb_ep_alloc_request(loop->out_ep, USB_GFP_ATOMIC);
+		p->in = usb_ep_alloc_request(loop->in_ep, USB_GFP_ATOMIC);
 		if (!p->out || !p->in) {
 			ret = -USB_ENOMEM;
 			goto fail;
@@ -202,7 +202,7 @@ static int lb_start(struct f_loopback *loop)
 		p->in->context = p;
 	}
 	for (unsigned i = 0; i < qlen; i++) {
-		ret = usb_ep_queue(loop->out_ep, loop->pairs[i].out, GFP_ATOMIC);
+		ret = usb_ep_queue(loop->out_ep, loop->pairs[i].out, USB_GFP_ATOMIC);
 		if (ret)
 			goto fail;
 	}
@@ -273,10 +273,10 @@ static int lb_bind(struct usb_configuration *c, struct usb_function *f)
 
 	loop->hs_in = loop->fs_in;
 	loop->hs_out = loop->fs_out;
-	loop->hs_in.wMaxPacketSize = loop->hs_out.wMaxPacketSize = cpu_to_le16(512);
+	loop->hs_in.wMaxPacketSize = loop->hs_out.wMaxPacketSize = USB_CPU_TO_LE16(512);
 	loop->ss_in = loop->fs_in;
 	loop->ss_out = loop->fs_out;
-	loop->ss_in.wMaxPacketSize = loop->ss_out.wMaxPacketSize = cpu_to_le16(1024);
+	loop->ss_in.wMaxPacketSize = loop->ss_out.wMaxPacketSize = USB_CPU_TO_LE16(1024);
 	memset(&loop->ss_in_comp, 0, sizeof(loop->ss_in_comp));
 	loop->ss_in_comp.bLength = USB_DT_SS_EP_COMP_SIZE;
 	loop->ss_in_comp.bDescriptorType = USB_DT_SS_ENDPOINT_COMP;

@@ -43,7 +43,7 @@ struct file_backend {
 
 static struct file_backend *to_file(struct fsg_backend *be)
 {
-	return container_of(be, struct file_backend, be);
+	return usb_container_of(be, struct file_backend, be);
 }
 
 /* The host's errno as a library error (never returned raw). */

@@ -20,7 +20,7 @@ struct mem_backend {
 
 static struct mem_backend *to_mem(struct fsg_backend *be)
 {
-	return container_of(be, struct mem_backend, be);
+	return usb_container_of(be, struct mem_backend, be);
 }
 
 /* Clip [offset, offset + len) to the medium; the count that fits. */

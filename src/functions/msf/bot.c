@@ -15,12 +15,12 @@
 
 /* ---- sleeping and exceptions --------------------------------------------- */
 
-bool msf__exception_pending(struct fsg_common *common)
+bool msf__exception_pending(struct msf_common *common)
 {
 	return common->state > MSF_STATE_NORMAL;
 }
 
-int msf__sleep_locked(struct fsg_common *common, bool can_freeze)
+int msf__sleep_locked(struct msf_common *common, bool can_freeze)
 {
 	(void)can_freeze;
 	if (msf__exception_pending(common))
@@ -45,7 +45,7 @@ int msf__sleep_locked(struct fsg_common *common, bool can_freeze)
  * CPU (the scheduler puts a woken thread beside its waker). */
 #define MSF_SPIN_RELAX 64u
 
-static bool spin_for(struct fsg_common *common, struct msf__buffhd *bh,
+static bool spin_for(struct msf_common *common, struct msf__buffhd *bh,
 		     enum msf__buf_state state)
 {
 	unsigned budget = common->spin_budget;
@@ -66,7 +66,7 @@ static bool spin_for(struct fsg_common *common, struct msf__buffhd *bh,
 	return false;
 }
 
-int msf__wait_buf(struct fsg_common *common, struct msf__buffhd *bh,
+int msf__wait_buf(struct msf_common *common, struct msf__buffhd *bh,
 		  enum msf__buf_state state)
 {
 	int rc = 0;
@@ -88,7 +88,7 @@ int msf__wait_buf(struct fsg_common *common, struct msf__buffhd *bh,
 	return rc;
 }
 
-enum msf__buf_state msf__buf_state(struct fsg_common *common, struct msf__buffhd *bh)
+enum msf__buf_state msf__buf_state(struct msf_common *common, struct msf__buffhd *bh)
 {
 	enum msf__buf_state st;
 
@@ -98,13 +98,13 @@ enum msf__buf_state msf__buf_state(struct fsg_common *common, struct msf__buffhd
 	return st;
 }
 
-void msf__wake_for(struct fsg_common *common, struct msf__buffhd *bh)
+void msf__wake_for(struct msf_common *common, struct msf__buffhd *bh)
 {
 	if (common->wait_any || common->wait_bh == bh || common->wait_bh == NULL)
 		msf__os_wake(common->os);
 }
 
-void msf__raise_exception(struct fsg_common *common, enum msf__state state)
+void msf__raise_exception(struct msf_common *common, enum msf__state state)
 {
 	msf__os_lock(common->os);
 	if (common->state < state) {
@@ -120,7 +120,7 @@ void msf__raise_exception(struct fsg_common *common, enum msf__state state)
  * exception waits for one such call at worst. */
 #define MSF_WINDOW_MAX (1024u * 1024u)
 
-void *msf__get_window(struct fsg_common *common, struct msf__buffhd *bh, bool in,
+void *msf__get_window(struct msf_common *common, struct msf__buffhd *bh, bool in,
 		      uint32_t *amount, uint64_t wanted)
 {
 	struct usb_request *req = in ? bh->inreq : bh->outreq;
@@ -145,7 +145,7 @@ void *msf__get_window(struct fsg_common *common, struct msf__buffhd *bh, bool in
 	return win;
 }
 
-void msf__put_window(struct fsg_common *common)
+void msf__put_window(struct msf_common *common)
 {
 	struct usb_request *req = common->window_req;
 
@@ -159,7 +159,7 @@ void msf__put_window(struct fsg_common *common)
 }
 
 /* @req was queued (@queued) or refused: a window it used is settled. */
-static void window_queued(struct fsg_common *common, struct usb_request *req, bool queued)
+static void window_queued(struct msf_common *common, struct usb_request *req, bool queued)
 {
 	if (common->window_req != req)
 		return;
@@ -171,7 +171,7 @@ static void window_queued(struct fsg_common *common, struct usb_request *req, bo
 	}
 }
 
-bool msf__start_in_transfer(struct fsg_common *common, struct msf__buffhd *bh)
+bool msf__start_in_transfer(struct msf_common *common, struct msf__buffhd *bh)
 {
 	struct fsg_dev *fsg = common->fsg;
 	int rc;
@@ -182,7 +182,7 @@ bool msf__start_in_transfer(struct fsg_common *common, struct msf__buffhd *bh)
 	bh->inreq_busy = true;
 	bh->state = MSF_BUF_BUSY;
 	msf__os_unlock(common->os);
-	rc = usb_ep_queue(fsg->bulk_in, bh->inreq, GFP_ATOMIC);
+	rc = usb_ep_queue(fsg->bulk_in, bh->inreq, USB_GFP_ATOMIC);
 	window_queued(common, bh->inreq, rc == 0);
 	if (rc) {
 		/* Not queued, so no completion: undo as if it had completed. */
@@ -195,7 +195,7 @@ bool msf__start_in_transfer(struct fsg_common *common, struct msf__buffhd *bh)
 	return true;
 }
 
-bool msf__start_out_transfer(struct fsg_common *common, struct msf__buffhd *bh)
+bool msf__start_out_transfer(struct msf_common *common, struct msf__buffhd *bh)
 {
 	struct fsg_dev *fsg = common->fsg;
 	int rc;
@@ -206,7 +206,7 @@ bool msf__start_out_transfer(struct fsg_common *common, struct msf__buffhd *bh)
 	bh->outreq_busy = true;
 	bh->state = MSF_BUF_BUSY;
 	msf__os_unlock(common->os);
-	rc = usb_ep_queue(fsg->bulk_out, bh->outreq, GFP_ATOMIC);
+	rc = usb_ep_queue(fsg->bulk_out, bh->outreq, USB_GFP_ATOMIC);
 	window_queued(common, bh->outreq, rc == 0);
 	if (rc) {
 		msf__os_lock(common->os);
@@ -219,7 +219,7 @@ bool msf__start_out_transfer(struct fsg_common *common, struct msf__buffhd *bh)
 	return true;
 }
 
-void msf__set_bulk_out_req_length(struct fsg_common *common,
+void msf__set_bulk_out_req_length(struct msf_common *common,
 				  struct msf__buffhd *bh, uint32_t length)
 {
 	uint32_t mp = common->bulk_out_maxpacket ? common->bulk_out_maxpacket : 512u;
@@ -239,7 +239,7 @@ void msf__set_bulk_out_req_length(struct fsg_common *common,
  * Halt bulk-IN after the data queued on it went out: the backend refuses
  * (USB_EAGAIN) while IN requests are queued, so wait for them.
  */
-int msf__halt_bulk_in(struct fsg_common *common)
+int msf__halt_bulk_in(struct msf_common *common)
 {
 	struct fsg_dev *fsg = common->fsg;
 	int rc;
@@ -269,7 +269,7 @@ int msf__halt_bulk_in(struct fsg_common *common)
 	}
 }
 
-int msf__halt_bulk_out(struct fsg_common *common)
+int msf__halt_bulk_out(struct msf_common *common)
 {
 	if (!common->fsg)
 		return -USB_ESHUTDOWN;
@@ -277,7 +277,7 @@ int msf__halt_bulk_out(struct fsg_common *common)
 }
 
 /* An invalid CBW: both bulk endpoints stay halted until Reset Recovery. */
-static void wedge_bulk_endpoints(struct fsg_common *common)
+static void wedge_bulk_endpoints(struct msf_common *common)
 {
 	struct fsg_dev *fsg = common->fsg;
 	int rc;
@@ -296,7 +296,7 @@ static void wedge_bulk_endpoints(struct fsg_common *common)
 /* ---- command phase -------------------------------------------------------- */
 
 /* Check a received CBW and take the command out of it. */
-static int received_cbw(struct fsg_common *common, struct msf__buffhd *bh)
+static int received_cbw(struct msf_common *common, struct msf__buffhd *bh)
 {
 	struct usb_request *req = bh->outreq;
 	const uint8_t *cbw = req->buf;
@@ -339,7 +339,7 @@ static int received_cbw(struct fsg_common *common, struct msf__buffhd *bh)
 }
 
 /* Queue the OUT request for the next CBW on @bh (a whole packet: BOT 6.2). */
-static bool queue_cbw(struct fsg_common *common, struct msf__buffhd *bh)
+static bool queue_cbw(struct msf_common *common, struct msf__buffhd *bh)
 {
 	msf__set_bulk_out_req_length(common, bh, MSF_CBW_LEN);
 	if (!msf__start_out_transfer(common, bh))
@@ -348,7 +348,7 @@ static bool queue_cbw(struct fsg_common *common, struct msf__buffhd *bh)
 	return true;
 }
 
-static int get_next_command(struct fsg_common *common)
+static int get_next_command(struct msf_common *common)
 {
 	struct msf__buffhd *bh = common->cbw_bh;
 	int rc;
@@ -382,7 +382,7 @@ static int get_next_command(struct fsg_common *common)
 /* ---- data phase end and status ------------------------------------------- */
 
 /* Read and drop the OUT data the host still sends (cases 9, 11). */
-static int throw_away_data(struct fsg_common *common)
+static int throw_away_data(struct msf_common *common)
 {
 	struct msf__buffhd *bh, *bh2;
 	uint32_t amount;
@@ -429,7 +429,7 @@ static int throw_away_data(struct fsg_common *common)
  * command did not use (9, 11) or stall bulk-OUT for a direction
  * conflict (10).
  */
-static int finish_reply(struct fsg_common *common)
+static int finish_reply(struct msf_common *common)
 {
 	struct msf__buffhd *bh = common->next_buffhd_to_fill;
 	int rc = 0;
@@ -491,7 +491,7 @@ static int finish_reply(struct fsg_common *common)
 	return rc;
 }
 
-static void send_status(struct fsg_common *common)
+static void send_status(struct msf_common *common)
 {
 	struct msf__buffhd *bh = common->next_buffhd_to_fill;
 	struct msf__lun *curlun = common->curlun;
@@ -537,7 +537,7 @@ static void send_status(struct fsg_common *common)
 
 /* ---- exceptions ------------------------------------------------------------ */
 
-static void handle_exception(struct fsg_common *common)
+static void handle_exception(struct msf_common *common)
 {
 	struct fsg_dev *fsg = common->fsg;
 	enum msf__state old_state;
@@ -648,7 +648,7 @@ static void handle_exception(struct fsg_common *common)
 
 /* ---- the worker ------------------------------------------------------------ */
 
-void msf__worker_main(struct fsg_common *common)
+void msf__worker_main(struct msf_common *common)
 {
 	bool free_it;
 
@@ -698,8 +698,8 @@ void msf__worker_main(struct fsg_common *common)
 	msf__os_lock(common->os);
 	free_it = common->releasing;
 	msf__os_unlock(common->os);
-	if (!free_it && common->ops && common->ops->thread_exits)
-		(void)common->ops->thread_exits(common);
+	if (!free_it && common->thread_exits)
+		(void)common->thread_exits(common->handle);
 
 	/*
 	 * thread_exits may have dropped the last reference (through

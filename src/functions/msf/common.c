@@ -18,7 +18,7 @@ static void worker_entry(void *arg)
 }
 
 /* Free everything; the worker is gone (joined, or it is the caller). */
-void msf__common_free(struct fsg_common *common)
+void msf__common_free(struct msf_common *common)
 {
 	for (unsigned i = 0; i < common->nluns; i++)
 		msf__lun_close(&common->luns[i]);
@@ -29,11 +29,15 @@ void msf__common_free(struct fsg_common *common)
 	}
 	if (common->os)
 		msf__os_destroy(common->os);
+	if (common->handle && common->handle->allocated)
+		free(common->handle);
+	else if (common->handle)
+		common->handle->priv = NULL;	/* caller storage: reusable */
 	free(common);
 }
 
 /* Stop the worker and free, or leave the freeing to the worker itself. */
-static void common_teardown(struct fsg_common *common)
+static void common_teardown(struct msf_common *common)
 {
 	bool in_worker = false;
 
@@ -60,26 +64,26 @@ static void common_teardown(struct fsg_common *common)
 
 static void common_release(struct kref *ref)
 {
-	common_teardown(container_of(ref, struct fsg_common, ref));
+	common_teardown(usb_container_of(ref, struct msf_common, ref));
 }
 
-void fsg_common_get(struct fsg_common *common)
+void msf__common_get(struct msf_common *common)
 {
 	kref_get(&common->ref);
 }
 
-void fsg_common_put(struct fsg_common *common)
+void msf__common_put(struct msf_common *common)
 {
 	if (common)
 		kref_put(&common->ref, common_release);
 }
 
-void *fsg_common_private_data(const struct fsg_common *common)
+void *msf__common_private_data(const struct msf_common *common)
 {
 	return common->private_data;
 }
 
-unsigned fsg_common_nluns(const struct fsg_common *common)
+unsigned msf__common_nluns(const struct msf_common *common)
 {
 	return common->nluns;
 }
@@ -94,10 +98,10 @@ static void release_cfg_backends(const struct fsg_config *cfg, unsigned from)
 	}
 }
 
-int fsg_common_init(struct fsg_common **out, struct usb_composite_dev *cdev,
-		    const struct fsg_config *cfg)
+int msf__common_create(struct msf_common **out, struct usb_composite_dev *cdev,
+		       const struct fsg_config *cfg, struct fsg_common *handle)
 {
-	struct fsg_common *common;
+	struct msf_common *common;
 	unsigned nbuf, i, luns_taken = 0;
 	uint32_t buflen;
 	int rc;
@@ -122,6 +126,10 @@ int fsg_common_init(struct fsg_common **out, struct usb_composite_dev *cdev,
 	kref_init(&common->ref);
 	common->cdev = cdev;
 	common->ops = cfg->ops;
+	common->handle = handle;
+	/* Linux 2.6.35 put the callback in fsg_config; later ones in ops. */
+	common->thread_exits = cfg->thread_exits ? cfg->thread_exits :
+			       cfg->ops ? cfg->ops->thread_exits : NULL;
 	common->private_data = cfg->private_data;
 	common->can_stall = cfg->can_stall;
 	common->exit_on_signal = cfg->exit_on_signal;
@@ -175,9 +183,11 @@ int fsg_common_init(struct fsg_common **out, struct usb_composite_dev *cdev,
 	return 0;
 
 fail_thread:
+	common->handle = NULL;	/* the caller still owns it */
 	common_teardown(common);
 	return rc;
 fail_free:
+	common->handle = NULL;
 	msf__common_free(common);
 	release_cfg_backends(cfg, luns_taken);
 	return rc;
@@ -186,14 +196,14 @@ fail_backends:
 	return rc;
 }
 
-void msf__common_signal(struct fsg_common *common)
+void msf__common_signal(struct msf_common *common)
 {
 	msf__raise_exception(common, MSF_STATE_EXIT);
 }
 
 /* ---- the active function instance (worker only) -------------------------- */
 
-static void teardown_interface(struct fsg_common *common)
+static void teardown_interface(struct msf_common *common)
 {
 	struct fsg_dev *fsg = common->fsg;
 
@@ -226,7 +236,7 @@ static void teardown_interface(struct fsg_common *common)
 	msf__os_unlock(common->os);
 }
 
-int msf__do_set_interface(struct fsg_common *common, struct fsg_dev *new_fsg)
+int msf__do_set_interface(struct msf_common *common, struct fsg_dev *new_fsg)
 {
 	struct usb_gadget *gadget;
 	struct fsg_dev *fsg = new_fsg;
@@ -277,8 +287,8 @@ int msf__do_set_interface(struct fsg_common *common, struct fsg_dev *new_fsg)
 	for (unsigned i = 0; i < common->fsg_num_buffers; i++) {
 		struct msf__buffhd *bh = &common->buffhds[i];
 
-		bh->inreq = usb_ep_alloc_request(fsg->bulk_in, GFP_ATOMIC);
-		bh->outreq = usb_ep_alloc_request(fsg->bulk_out, GFP_ATOMIC);
+		bh->inreq = usb_ep_alloc_request(fsg->bulk_in, USB_GFP_ATOMIC);
+		bh->outreq = usb_ep_alloc_request(fsg->bulk_out, USB_GFP_ATOMIC);
 		if (!bh->inreq || !bh->outreq) {
 			rc = -USB_ENOMEM;
 			goto reset;
@@ -309,7 +319,7 @@ reset:
 
 /* ---- run-time medium changes ---------------------------------------------- */
 
-int fsg_common_set_lun_backend(struct fsg_common *common, unsigned lun,
+int msf__common_set_lun_backend(struct msf_common *common, unsigned lun,
 			       struct fsg_backend *be)
 {
 	struct msf__lun *l;
@@ -342,7 +352,7 @@ int fsg_common_set_lun_backend(struct fsg_common *common, unsigned lun,
 	return rc;
 }
 
-int fsg_common_set_lun_file(struct fsg_common *common, unsigned lun, const char *path)
+int msf__common_set_lun_file(struct msf_common *common, unsigned lun, const char *path)
 {
 	struct fsg_backend *be = NULL;
 	int rc;
@@ -357,10 +367,10 @@ int fsg_common_set_lun_file(struct fsg_common *common, unsigned lun, const char 
 		if (rc)
 			return rc;
 	}
-	return fsg_common_set_lun_backend(common, lun, be);
+	return msf__common_set_lun_backend(common, lun, be);
 }
 
-int fsg_common_forced_eject(struct fsg_common *common, unsigned lun)
+int msf__common_forced_eject(struct msf_common *common, unsigned lun)
 {
 	if (!common || lun >= common->nluns)
 		return -USB_EINVAL;
@@ -371,7 +381,7 @@ int fsg_common_forced_eject(struct fsg_common *common, unsigned lun)
 	return 0;
 }
 
-bool fsg_common_lun_is_open(struct fsg_common *common, unsigned lun)
+bool msf__common_lun_is_open(struct msf_common *common, unsigned lun)
 {
 	bool open;
 

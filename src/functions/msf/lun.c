@@ -98,7 +98,7 @@ static void pad_field(char *dst, const char *src, size_t n)
 	memcpy(dst, src, len < n ? len : n);
 }
 
-int msf__lun_init(struct fsg_common *common, unsigned idx,
+int msf__lun_init(struct msf_common *common, unsigned idx,
 		  const struct fsg_lun_config *lcfg, const struct fsg_config *cfg)
 {
 	struct msf__lun *lun = &common->luns[idx];

@@ -18,7 +18,7 @@
 
 static struct fsg_dev *fsg_from_func(struct usb_function *f)
 {
-	return container_of(f, struct fsg_dev, function);
+	return usb_container_of(f, struct fsg_dev, function);
 }
 
 /* ---- completions (event context) ------------------------------------------ */
@@ -26,7 +26,7 @@ static struct fsg_dev *fsg_from_func(struct usb_function *f)
 void msf__bulk_in_complete(struct usb_ep *ep, struct usb_request *req)
 {
 	struct msf__buffhd *bh = req->context;
-	struct fsg_common *common = bh->common;
+	struct msf_common *common = bh->common;
 
 	(void)ep;
 	req->buf = bh->buf;	/* it may have pointed into a window */
@@ -40,7 +40,7 @@ void msf__bulk_in_complete(struct usb_ep *ep, struct usb_request *req)
 void msf__bulk_out_complete(struct usb_ep *ep, struct usb_request *req)
 {
 	struct msf__buffhd *bh = req->context;
-	struct fsg_common *common = bh->common;
+	struct msf_common *common = bh->common;
 
 	(void)ep;
 	req->buf = bh->buf;
@@ -68,7 +68,7 @@ static void init_ep_desc(struct usb_endpoint_descriptor *d, uint8_t dir, uint16_
 	d->bDescriptorType = USB_DT_ENDPOINT;
 	d->bEndpointAddress = dir;
 	d->bmAttributes = USB_ENDPOINT_XFER_BULK;
-	d->wMaxPacketSize = cpu_to_le16(maxp);
+	d->wMaxPacketSize = USB_CPU_TO_LE16(maxp);
 }
 
 static int fsg_bind(struct usb_configuration *c, struct usb_function *f)
@@ -108,8 +108,8 @@ static int fsg_bind(struct usb_configuration *c, struct usb_function *f)
 	fsg->bulk_out = ep;
 
 	/* Full speed: 64-byte packets; high speed: 512 (USB 2.0 5.8.3). */
-	fsg->fs_in.wMaxPacketSize = cpu_to_le16(64);
-	fsg->fs_out.wMaxPacketSize = cpu_to_le16(64);
+	fsg->fs_in.wMaxPacketSize = USB_CPU_TO_LE16(64);
+	fsg->fs_out.wMaxPacketSize = USB_CPU_TO_LE16(64);
 	init_ep_desc(&fsg->hs_in, fsg->fs_in.bEndpointAddress, 512);
 	init_ep_desc(&fsg->hs_out, fsg->fs_out.bEndpointAddress, 512);
 	/* SuperSpeed: 1024, no bursts (as Linux's f_mass_storage). */
@@ -163,7 +163,7 @@ fail_in:
 static void fsg_unbind(struct usb_configuration *c, struct usb_function *f)
 {
 	struct fsg_dev *fsg = fsg_from_func(f);
-	struct fsg_common *common = fsg->common;
+	struct msf_common *common = fsg->common;
 
 	(void)c;
 	/*
@@ -188,16 +188,16 @@ static void fsg_unbind(struct usb_configuration *c, struct usb_function *f)
 static void fsg_free_func(struct usb_function *f)
 {
 	struct fsg_dev *fsg = fsg_from_func(f);
-	struct fsg_common *common = fsg->common;
+	struct msf_common *common = fsg->common;
 
 	free(fsg);
-	fsg_common_put(common);
+	msf__common_put(common);
 }
 
 static int fsg_set_alt(struct usb_function *f, unsigned interface, unsigned alt)
 {
 	struct fsg_dev *fsg = fsg_from_func(f);
-	struct fsg_common *common = fsg->common;
+	struct msf_common *common = fsg->common;
 	int rc = USB_GADGET_DELAYED_STATUS;
 
 	(void)interface;
@@ -226,7 +226,7 @@ static int fsg_get_alt(struct usb_function *f, unsigned interface)
 static void fsg_disable(struct usb_function *f)
 {
 	struct fsg_dev *fsg = fsg_from_func(f);
-	struct fsg_common *common = fsg->common;
+	struct msf_common *common = fsg->common;
 
 	msf__os_lock(common->os);
 	common->new_fsg = NULL;
@@ -240,11 +240,11 @@ static void fsg_disable(struct usb_function *f)
 static int fsg_setup(struct usb_function *f, const struct usb_ctrlrequest *ctrl)
 {
 	struct fsg_dev *fsg = fsg_from_func(f);
-	struct fsg_common *common = fsg->common;
+	struct msf_common *common = fsg->common;
 	struct usb_composite_dev *cdev = usb_function_cdev(f);
-	uint16_t w_index = le16_to_cpu(ctrl->wIndex);
-	uint16_t w_value = le16_to_cpu(ctrl->wValue);
-	uint16_t w_length = le16_to_cpu(ctrl->wLength);
+	uint16_t w_index = USB_LE16_TO_CPU(ctrl->wIndex);
+	uint16_t w_value = USB_LE16_TO_CPU(ctrl->wValue);
+	uint16_t w_length = USB_LE16_TO_CPU(ctrl->wLength);
 	struct usb_request *req;
 	int rc;
 
@@ -281,7 +281,7 @@ static int fsg_setup(struct usb_function *f, const struct usb_ctrlrequest *ctrl)
 		req->length = 1;
 		req->zero = 0;
 		req->complete = ep0_complete;
-		rc = usb_ep_queue(cdev->gadget->ep0, req, GFP_ATOMIC);
+		rc = usb_ep_queue(cdev->gadget->ep0, req, USB_GFP_ATOMIC);
 		return rc < 0 ? rc : 0;
 
 	default:
@@ -289,8 +289,8 @@ static int fsg_setup(struct usb_function *f, const struct usb_ctrlrequest *ctrl)
 	}
 }
 
-int fsg_add(struct usb_composite_dev *cdev, struct usb_configuration *c,
-	    struct fsg_common *common)
+int msf__add(struct usb_composite_dev *cdev, struct usb_configuration *c,
+	    struct msf_common *common)
 {
 	struct fsg_dev *fsg;
 	int rc;
@@ -310,11 +310,11 @@ int fsg_add(struct usb_composite_dev *cdev, struct usb_configuration *c,
 	fsg->function.disable = fsg_disable;
 	fsg->function.setup = fsg_setup;
 
-	fsg_common_get(common);
+	msf__common_get(common);
 	rc = usb_add_function(c, &fsg->function);
 	if (rc) {
 		free(fsg);
-		fsg_common_put(common);
+		msf__common_put(common);
 	}
 	return rc;
 }

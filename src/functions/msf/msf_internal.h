@@ -91,7 +91,7 @@ struct msf__lun {
 enum msf__buf_state { MSF_BUF_EMPTY, MSF_BUF_FULL, MSF_BUF_BUSY };
 
 struct msf__buffhd {
-	struct fsg_common *common;
+	struct msf_common *common;
 	void *buf;
 	/* Atomic: the worker polls it briefly before sleeping (bot.c). */
 	_Atomic(enum msf__buf_state) state;
@@ -128,7 +128,7 @@ enum msf__data_dir {
 /* The function instance of one configuration (Linux's fsg_dev). */
 struct fsg_dev {
 	struct usb_function function;
-	struct fsg_common *common;
+	struct msf_common *common;
 	uint8_t interface_number;
 	struct usb_ep *bulk_in;
 	struct usb_ep *bulk_out;
@@ -144,8 +144,10 @@ struct fsg_dev {
 	struct usb_gadget_strings *stringtabs[2];
 };
 
-struct fsg_common {
+struct msf_common {
 	struct kref ref;
+	struct fsg_common *handle;	/* the public one; NULL-ed or freed at the end */
+	int (*thread_exits)(struct fsg_common *common);	/* from fsg_config */
 	struct usb_composite_dev *cdev;
 	struct msf__os *os;
 	const struct fsg_operations *ops;
@@ -209,21 +211,21 @@ struct fsg_common {
 /* ---- bot.c: the worker loop, transport and exceptions ------------------- */
 
 /* The worker thread's body (called by the OS adapter in the new thread). */
-void msf__worker_main(struct fsg_common *common);
+void msf__worker_main(struct msf_common *common);
 /* Raise @state for the worker (any thread; takes the lock). */
-void msf__raise_exception(struct fsg_common *common, enum msf__state state);
+void msf__raise_exception(struct msf_common *common, enum msf__state state);
 /* Wait (lock held by caller) for a state change. USB_EINTR on exception. */
-int msf__sleep_locked(struct fsg_common *common, bool can_freeze);
+int msf__sleep_locked(struct msf_common *common, bool can_freeze);
 /* Wait until @bh is in @state; USB_EINTR if an exception came first. */
-int msf__wait_buf(struct fsg_common *common, struct msf__buffhd *bh,
+int msf__wait_buf(struct msf_common *common, struct msf__buffhd *bh,
 		  enum msf__buf_state state);
 /* Queue @bh's IN / OUT request. Return false if the queue failed. */
-bool msf__start_in_transfer(struct fsg_common *common, struct msf__buffhd *bh);
-bool msf__start_out_transfer(struct fsg_common *common, struct msf__buffhd *bh);
+bool msf__start_in_transfer(struct msf_common *common, struct msf__buffhd *bh);
+bool msf__start_out_transfer(struct msf_common *common, struct msf__buffhd *bh);
 /* Set @bh's OUT length: @length rounded up to maxpacket. */
-void msf__set_bulk_out_req_length(struct fsg_common *common,
+void msf__set_bulk_out_req_length(struct msf_common *common,
 				  struct msf__buffhd *bh, uint32_t length);
-bool msf__exception_pending(struct fsg_common *common);
+bool msf__exception_pending(struct msf_common *common);
 /*
  * Where @bh's data of up to @wanted bytes goes (IN) or comes from (OUT):
  * a window into the host's transfer when the backend offers one (*@amount
@@ -231,43 +233,43 @@ bool msf__exception_pending(struct fsg_common *common);
  * request's buf at it. A window is released by queueing @bh's request
  * or by msf__put_window().
  */
-void *msf__get_window(struct fsg_common *common, struct msf__buffhd *bh, bool in,
+void *msf__get_window(struct msf_common *common, struct msf__buffhd *bh, bool in,
 		      uint32_t *amount, uint64_t wanted);
 /* Give back a window not queued on, and point its request at its own buffer. */
-void msf__put_window(struct fsg_common *common);
+void msf__put_window(struct msf_common *common);
 /* @bh's state, read under the lock. */
-enum msf__buf_state msf__buf_state(struct fsg_common *common, struct msf__buffhd *bh);
+enum msf__buf_state msf__buf_state(struct msf_common *common, struct msf__buffhd *bh);
 /* Completion of @bh (lock held): wake the worker if it waits for it. */
-void msf__wake_for(struct fsg_common *common, struct msf__buffhd *bh);
+void msf__wake_for(struct msf_common *common, struct msf__buffhd *bh);
 /* Stall bulk-IN once its queued data went out. */
-int msf__halt_bulk_in(struct fsg_common *common);
-int msf__halt_bulk_out(struct fsg_common *common);
+int msf__halt_bulk_in(struct msf_common *common);
+int msf__halt_bulk_out(struct msf_common *common);
 
 /* ---- scsi.c, scsi_rw.c, scsi_cdrom.c: commands ---------------------------------------- */
 
 /* Carry out common->cmnd. Return as Linux's do_scsi_command: 0, or USB_EINTR. */
-int msf__do_scsi_command(struct fsg_common *common);
+int msf__do_scsi_command(struct msf_common *common);
 /*
  * The 13-case reconciliation of the host's expectation with the command's
  * needs, LUN, unit attention and CDB checks. 0 ok, USB_EINVAL: fail it.
  */
-int msf__check_command(struct fsg_common *common, unsigned cmnd_size,
+int msf__check_command(struct msf_common *common, unsigned cmnd_size,
 		       enum msf__data_dir data_dir, uint32_t mask,
 		       bool needs_medium);
-int msf__do_read(struct fsg_common *common, uint64_t lba, uint64_t blocks);
+int msf__do_read(struct msf_common *common, uint64_t lba, uint64_t blocks);
 /* scsi_cdrom.c: reply length, or -USB_EINVAL with the sense set. */
-int msf__do_read_toc(struct fsg_common *common, uint8_t *buf);
-int msf__do_read_header(struct fsg_common *common, uint8_t *buf);
-int msf__do_write(struct fsg_common *common, uint64_t lba, uint64_t blocks, bool fua);
-int msf__do_verify(struct fsg_common *common);
-int msf__do_synchronize_cache(struct fsg_common *common);
+int msf__do_read_toc(struct msf_common *common, uint8_t *buf);
+int msf__do_read_header(struct msf_common *common, uint8_t *buf);
+int msf__do_write(struct msf_common *common, uint64_t lba, uint64_t blocks, bool fua);
+int msf__do_verify(struct msf_common *common);
+int msf__do_synchronize_cache(struct msf_common *common);
 /* Receive up to data_size_from_cmnd OUT bytes into @bh (MODE SELECT). */
-int msf__receive_data(struct fsg_common *common, struct msf__buffhd *bh,
+int msf__receive_data(struct msf_common *common, struct msf__buffhd *bh,
 		      uint32_t *got);
 
 /* ---- lun.c: logical units ------------------------------------------------ */
 
-int msf__lun_init(struct fsg_common *common, unsigned idx,
+int msf__lun_init(struct msf_common *common, unsigned idx,
 		  const struct fsg_lun_config *lcfg, const struct fsg_config *cfg);
 /* Attach @be (ownership passes, released on error). 0 or an error. */
 int msf__lun_attach(struct msf__lun *lun, struct fsg_backend *be);
@@ -283,11 +285,27 @@ void msf__lun_set_sense(struct msf__lun *lun, uint32_t sense, uint64_t info,
 /* ---- common.c: the common object ------------------------------------------ */
 
 /* Worker: switch to @new_fsg (or none): endpoints and requests. */
-int msf__do_set_interface(struct fsg_common *common, struct fsg_dev *new_fsg);
+int msf__do_set_interface(struct msf_common *common, struct fsg_dev *new_fsg);
 /* From the worker when the common object has gone away under it. */
-void msf__common_free(struct fsg_common *common);
+void msf__common_free(struct msf_common *common);
+
+/* The calls behind the public fsg_* ones of mass_storage.h (handle.c maps
+ * a struct fsg_common handle to its struct msf_common). */
+int msf__common_create(struct msf_common **out, struct usb_composite_dev *cdev,
+		       const struct fsg_config *cfg, struct fsg_common *handle);
+void msf__common_get(struct msf_common *common);
+void msf__common_put(struct msf_common *common);
+void *msf__common_private_data(const struct msf_common *common);
+unsigned msf__common_nluns(const struct msf_common *common);
+int msf__common_set_lun_backend(struct msf_common *common, unsigned lun,
+				struct fsg_backend *be);
+int msf__common_set_lun_file(struct msf_common *common, unsigned lun, const char *path);
+int msf__common_forced_eject(struct msf_common *common, unsigned lun);
+bool msf__common_lun_is_open(struct msf_common *common, unsigned lun);
+int msf__add(struct usb_composite_dev *cdev, struct usb_configuration *c,
+	     struct msf_common *common);
 /* Raise EXIT (the signal watcher). */
-void msf__common_signal(struct fsg_common *common);
+void msf__common_signal(struct msf_common *common);
 
 /* ---- msf.c: the usb_function glue ----------------------------------------- */
 

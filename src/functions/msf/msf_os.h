@@ -11,7 +11,7 @@
 
 #include <stdbool.h>
 
-struct fsg_common;
+struct msf_common;
 struct msf__os;
 
 /* Allocate the locks and condition. Return 0, USB_ENOMEM. */
@@ -48,8 +48,8 @@ void msf__os_thread_detach(struct msf__os *os);
  * msf__common_signal(common) from a helper thread (never from the signal
  * handler). Return 0, USB_EOPNOTSUPP (no signals), USB_EAGAIN.
  */
-int msf__os_signal_watch(struct fsg_common *common);
+int msf__os_signal_watch(struct msf_common *common);
 /* Stop watching; after it returns msf__common_signal() is not called. */
-void msf__os_signal_unwatch(struct fsg_common *common);
+void msf__os_signal_unwatch(struct msf_common *common);
 
 #endif /* MSF_OS_H */

@@ -8,6 +8,7 @@
  * Portable C11; touches only the structures it is given.
  */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,31 +127,33 @@ static int parse_bool_array(const char *key, const char *val, bool *arr,
 	return 0;
 }
 
-static int parse_string_array(const char *key, const char *val, char *arr,
-			      size_t width, unsigned *count, bool printable_only,
+/* Split @val at its commas in place: each LUN's value points into it. */
+static int parse_string_array(const char *key, char *val, const char **arr,
+			      size_t max_len, unsigned *count, bool printable_only,
 			      char *errbuf, size_t errlen)
 {
-	struct list_iter it = { val, false };
-	const char *s;
-	size_t n;
+	char *s = val;
 	unsigned i = 0;
 
-	while (next_elem(&it, &s, &n)) {
-		char *dst = arr + (size_t)i * width;
+	for (;;) {
+		char *comma = strchr(s, ',');
+		size_t n = comma ? (size_t)(comma - s) : strlen(s);
 
 		if (i >= FSG_MAX_LUNS)
 			return fail(errbuf, errlen, "%s: more than %d values", key, FSG_MAX_LUNS);
-		if (n >= width)
+		if (n > max_len)
 			return fail(errbuf, errlen, "%s: value of LUN %u is longer than %zu characters",
-				    key, i, width - 1);
+				    key, i, max_len);
 		for (size_t k = 0; printable_only && k < n; k++)
 			if ((unsigned char)s[k] < 0x20 || (unsigned char)s[k] > 0x7e)
 				return fail(errbuf, errlen,
 					    "%s: value of LUN %u has a non-printable character",
 					    key, i);
-		memcpy(dst, s, n);
-		dst[n] = '\0';
-		i++;
+		arr[i++] = s;
+		if (!comma)
+			break;
+		*comma = '\0';
+		s = comma + 1;
 	}
 	*count = i;
 	return 0;
@@ -158,7 +161,7 @@ static int parse_string_array(const char *key, const char *val, char *arr,
 
 /* Parse one known parameter. 1 if @key is not one of ours. */
 static int parse_one(struct fsg_module_parameters *p, const char *key, size_t klen,
-		     const char *val, char *errbuf, size_t errlen)
+		     char *val, char *errbuf, size_t errlen)
 {
 	unsigned long v;
 	char name[20];
@@ -169,11 +172,11 @@ static int parse_one(struct fsg_module_parameters *p, const char *key, size_t kl
 	name[klen] = '\0';
 
 	if (!strcmp(name, "file"))
-		return parse_string_array(name, val, &p->file[0][0], sizeof(p->file[0]),
+		return parse_string_array(name, val, p->file, FSG_PARAM_PATH_MAX,
 					  &p->file_count, false, errbuf, errlen);
 	if (!strcmp(name, "inquiry_string"))
-		return parse_string_array(name, val, &p->inquiry_string[0][0],
-					  sizeof(p->inquiry_string[0]),
+		return parse_string_array(name, val, p->inquiry_string,
+					  FSG_INQUIRY_STRING_LEN,
 					  &p->inquiry_string_count, true, errbuf, errlen);
 	if (!strcmp(name, "ro"))
 		return parse_bool_array(name, val, p->ro, &p->ro_count, errbuf, errlen);
@@ -227,7 +230,7 @@ int fsg_module_parameters_parse(struct fsg_module_parameters *params,
 
 	for (int i = 0; i < argc; i++) {
 		char *arg = argv[i];
-		const char *eq = arg ? strchr(arg, '=') : NULL;
+		char *eq = arg ? strchr(arg, '=') : NULL;
 		int rc = 1;
 
 		if (eq && eq != arg)
@@ -270,10 +273,10 @@ void fsg_config_from_params(struct fsg_config *cfg,
 		l->removable = i < params->removable_count && params->removable[i];
 		l->cdrom = i < params->cdrom_count && params->cdrom[i];
 		l->nofua = i < params->nofua_count && params->nofua[i];
-		l->filename = i < params->file_count && params->file[i][0] ?
-			      params->file[i] : NULL;
+		l->filename = i < params->file_count && params->file[i] &&
+			      params->file[i][0] ? params->file[i] : NULL;
 		l->inquiry_string = i < params->inquiry_string_count &&
-				    params->inquiry_string[i][0] ?
+				    params->inquiry_string[i] && params->inquiry_string[i][0] ?
 				    params->inquiry_string[i] : NULL;
 	}
 	cfg->can_stall = params->stall;
@@ -293,5 +296,5 @@ int fsg_common_from_params(struct fsg_common **out, struct usb_composite_dev *cd
 		return -USB_EINVAL;
 	}
 	fsg_config_from_params(&cfg, params);
-	return fsg_common_init(out, cdev, &cfg);
+	return fsg_common_create(out, cdev, &cfg);
 }

@@ -51,13 +51,13 @@
 #define REPLY_DONE (-USB_EIO)		/* the handler set up the buffers itself */
 
 /* Set the current LUN's sense (no INFORMATION field). */
-static void fail(struct fsg_common *common, uint32_t sense)
+static void fail(struct msf_common *common, uint32_t sense)
 {
 	if (common->curlun)
 		msf__lun_set_sense(common->curlun, sense, 0, false);
 }
 
-int msf__check_command(struct fsg_common *common, unsigned cmnd_size,
+int msf__check_command(struct msf_common *common, unsigned cmnd_size,
 		       enum msf__data_dir data_dir, uint32_t mask,
 		       bool needs_medium)
 {
@@ -141,7 +141,7 @@ int msf__check_command(struct fsg_common *common, unsigned cmnd_size,
 
 /* ---- commands answered from LUN state --------------------------------- */
 
-static int do_inquiry(struct fsg_common *common, uint8_t *buf)
+static int do_inquiry(struct msf_common *common, uint8_t *buf)
 {
 	struct msf__lun *curlun = common->curlun;
 	uint8_t type, page;
@@ -205,7 +205,7 @@ static int do_inquiry(struct fsg_common *common, uint8_t *buf)
 	}
 }
 
-static int do_request_sense(struct fsg_common *common, uint8_t *buf)
+static int do_request_sense(struct msf_common *common, uint8_t *buf)
 {
 	struct msf__lun *curlun = common->curlun;
 	uint32_t sd, sdinfo = 0;
@@ -249,7 +249,7 @@ static size_t caching_page(const struct msf__lun *curlun, uint8_t *buf, bool cha
 	return 20;
 }
 
-static int do_mode_sense(struct fsg_common *common, uint8_t *buf, bool ten)
+static int do_mode_sense(struct msf_common *common, uint8_t *buf, bool ten)
 {
 	struct msf__lun *curlun = common->curlun;
 	unsigned pc = common->cmnd[2] >> 6;
@@ -291,7 +291,7 @@ static int do_mode_sense(struct fsg_common *common, uint8_t *buf, bool ten)
  * MODE SELECT: the only changeable value is WCE of the caching page; any
  * other difference from what MODE SENSE reports is refused.
  */
-static int do_mode_select(struct fsg_common *common, struct msf__buffhd *bh, bool ten)
+static int do_mode_select(struct msf_common *common, struct msf__buffhd *bh, bool ten)
 {
 	struct msf__lun *curlun = common->curlun;
 	uint8_t cur[20];
@@ -356,7 +356,7 @@ static int do_mode_select(struct fsg_common *common, struct msf__buffhd *bh, boo
 	return 0;
 }
 
-static int do_start_stop(struct fsg_common *common)
+static int do_start_stop(struct msf_common *common)
 {
 	struct msf__lun *curlun = common->curlun;
 	bool loej = common->cmnd[4] & 0x02, start = common->cmnd[4] & 0x01;
@@ -387,7 +387,7 @@ static int do_start_stop(struct fsg_common *common)
 	return 0;
 }
 
-static int do_prevent_allow(struct fsg_common *common)
+static int do_prevent_allow(struct msf_common *common)
 {
 	struct msf__lun *curlun = common->curlun;
 	bool prevent;
@@ -409,7 +409,7 @@ static int do_prevent_allow(struct fsg_common *common)
 	return 0;
 }
 
-static int do_read_format_capacities(struct fsg_common *common, uint8_t *buf)
+static int do_read_format_capacities(struct msf_common *common, uint8_t *buf)
 {
 	struct msf__lun *curlun = common->curlun;
 	uint64_t n = curlun->num_sectors;
@@ -424,7 +424,7 @@ static int do_read_format_capacities(struct fsg_common *common, uint8_t *buf)
 	return 12;
 }
 
-static int do_read_capacity(struct fsg_common *common, uint8_t *buf)
+static int do_read_capacity(struct msf_common *common, uint8_t *buf)
 {
 	struct msf__lun *curlun = common->curlun;
 	uint32_t lba = msf__get_be32(common->cmnd + 2);
@@ -441,7 +441,7 @@ static int do_read_capacity(struct fsg_common *common, uint8_t *buf)
 	return 8;
 }
 
-static int do_read_capacity_16(struct fsg_common *common, uint8_t *buf)
+static int do_read_capacity_16(struct msf_common *common, uint8_t *buf)
 {
 	struct msf__lun *curlun = common->curlun;
 	uint64_t lba = msf__get_be64(common->cmnd + 2);
@@ -458,7 +458,7 @@ static int do_read_capacity_16(struct fsg_common *common, uint8_t *buf)
 
 /* ---- dispatch ------------------------------------------------------------- */
 
-static uint64_t blocks_bytes(struct fsg_common *common, uint64_t blocks)
+static uint64_t blocks_bytes(struct msf_common *common, uint64_t blocks)
 {
 	unsigned bits = common->curlun ? common->curlun->blkbits : 9;
 
@@ -466,7 +466,7 @@ static uint64_t blocks_bytes(struct fsg_common *common, uint64_t blocks)
 	return blocks << bits;
 }
 
-static int rw_command(struct fsg_common *common, unsigned size, bool write)
+static int rw_command(struct msf_common *common, unsigned size, bool write)
 {
 	const uint8_t *c = common->cmnd;
 	uint64_t lba, blocks;
@@ -521,7 +521,7 @@ static int rw_command(struct fsg_common *common, unsigned size, bool write)
 	return msf__do_read(common, lba, blocks);
 }
 
-static int small_command(struct fsg_common *common, unsigned size,
+static int small_command(struct msf_common *common, unsigned size,
 			 enum msf__data_dir dir, uint32_t mask, bool needs_medium,
 			 uint64_t alloc)
 {
@@ -539,7 +539,7 @@ static int small_command(struct fsg_common *common, unsigned size,
 	return msf__check_command(common, size, dir, mask, needs_medium);
 }
 
-int msf__do_scsi_command(struct fsg_common *common)
+int msf__do_scsi_command(struct msf_common *common)
 {
 	struct msf__buffhd *bh;
 	uint8_t *buf;

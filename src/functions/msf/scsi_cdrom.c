@@ -13,7 +13,7 @@
 
 #define REPLY_FAILED (-USB_EINVAL)
 
-static void fail(struct fsg_common *common, uint32_t sense)
+static void fail(struct msf_common *common, uint32_t sense)
 {
 	if (common->curlun)
 		msf__lun_set_sense(common->curlun, sense, 0, false);
@@ -36,7 +36,7 @@ static void store_cdrom_address(uint8_t *dest, bool msf, uint64_t addr)
 	}
 }
 
-int msf__do_read_header(struct fsg_common *common, uint8_t *buf)
+int msf__do_read_header(struct msf_common *common, uint8_t *buf)
 {
 	struct msf__lun *curlun = common->curlun;
 	bool msf = common->cmnd[1] & 0x02;
@@ -56,7 +56,7 @@ int msf__do_read_header(struct fsg_common *common, uint8_t *buf)
 	return 8;
 }
 
-int msf__do_read_toc(struct fsg_common *common, uint8_t *buf)
+int msf__do_read_toc(struct msf_common *common, uint8_t *buf)
 {
 	struct msf__lun *curlun = common->curlun;
 	bool msf = common->cmnd[1] & 0x02;

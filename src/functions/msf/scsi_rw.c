@@ -27,7 +27,7 @@ static uint32_t min_u32_u64(uint32_t a, uint64_t b)
 	return b < a ? (uint32_t)b : a;
 }
 
-int msf__do_read(struct fsg_common *common, uint64_t lba, uint64_t blocks)
+int msf__do_read(struct msf_common *common, uint64_t lba, uint64_t blocks)
 {
 	struct msf__lun *curlun = common->curlun;
 	struct fsg_backend *be = curlun->be;
@@ -100,7 +100,7 @@ static int flush_lun(struct msf__lun *curlun)
  * request to take them from the host. Return 0, -USB_EINTR
  * (disconnected), or -USB_EIO after a medium error (sense set).
  */
-static int write_window(struct fsg_common *common, struct msf__buffhd *bh, uint32_t amount,
+static int write_window(struct msf_common *common, struct msf__buffhd *bh, uint32_t amount,
 			uint64_t *offset, uint64_t *amount_left_to_write)
 {
 	struct msf__lun *curlun = common->curlun;
@@ -132,7 +132,7 @@ static int write_window(struct fsg_common *common, struct msf__buffhd *bh, uint3
 	return 0;
 }
 
-int msf__do_write(struct fsg_common *common, uint64_t lba, uint64_t blocks, bool fua)
+int msf__do_write(struct msf_common *common, uint64_t lba, uint64_t blocks, bool fua)
 {
 	struct msf__lun *curlun = common->curlun;
 	struct fsg_backend *be = curlun->be;
@@ -243,7 +243,7 @@ int msf__do_write(struct fsg_common *common, uint64_t lba, uint64_t blocks, bool
 	return REPLY_DONE;
 }
 
-int msf__do_synchronize_cache(struct fsg_common *common)
+int msf__do_synchronize_cache(struct msf_common *common)
 {
 	struct msf__lun *curlun = common->curlun;
 
@@ -258,7 +258,7 @@ int msf__do_synchronize_cache(struct fsg_common *common)
  * VERIFY(10) without BYTCHK: read the range back from the medium (after a
  * flush, so the blocks on the medium are what is checked).
  */
-int msf__do_verify(struct fsg_common *common)
+int msf__do_verify(struct msf_common *common)
 {
 	struct msf__lun *curlun = common->curlun;
 	struct fsg_backend *be = curlun->be;
@@ -300,7 +300,7 @@ int msf__do_verify(struct fsg_common *common)
 	return 0;
 }
 
-int msf__receive_data(struct fsg_common *common, struct msf__buffhd *bh,
+int msf__receive_data(struct msf_common *common, struct msf__buffhd *bh,
 		      uint32_t *got)
 {
 	uint32_t amount = (uint32_t)common->data_size_from_cmnd;

@@ -160,7 +160,7 @@ void msf__os_thread_detach(struct msf__os *os)
 /* life: serialises watch/unwatch (held across the join); lock: the list. */
 static pthread_mutex_t watch_life = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct fsg_common *watched[64];
+static struct msf_common *watched[64];
 static unsigned nwatched;
 static sem_t watch_sem;
 static pthread_t watch_thread;
@@ -193,7 +193,7 @@ static void *watch_main(void *arg)
 	}
 }
 
-int msf__os_signal_watch(struct fsg_common *common)
+int msf__os_signal_watch(struct msf_common *common)
 {
 	struct sigaction sa;
 	sigset_t all, old;
@@ -234,7 +234,7 @@ out:
 	return rc;
 }
 
-void msf__os_signal_unwatch(struct fsg_common *common)
+void msf__os_signal_unwatch(struct msf_common *common)
 {
 	bool stop = false;
 

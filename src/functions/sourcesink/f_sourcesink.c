@@ -75,7 +75,7 @@ struct f_sourcesink {
 
 static struct f_sourcesink *func_to_ss(struct usb_function *f)
 {
-	return container_of(f, struct f_sourcesink, function);
+	return usb_container_of(f, struct f_sourcesink, function);
 }
 
 /* ---- options ------------------------------------------------------------ */
@@ -113,7 +113,7 @@ int f_ss_opts_check(const struct f_ss_opts *o)
  * transfer into requests on packet boundaries (as Linux's does). */
 static unsigned ep_maxpacket(const struct usb_ep *ep)
 {
-	unsigned mp = ep->desc ? (le16_to_cpu(ep->desc->wMaxPacketSize) & 0x7ffu) : 0;
+	unsigned mp = ep->desc ? (USB_LE16_TO_CPU(ep->desc->wMaxPacketSize) & 0x7ffu) : 0;
 
 	return mp ? mp : 64u;
 }
@@ -195,7 +195,7 @@ static void ss_complete(struct usb_ep *ep, struct usb_request *req)
 		return;
 	/* On failure the device is going away (USB_ESHUTDOWN): leave the
 	 * request idle; the next set_alt starts a new pool. */
-	(void)usb_ep_queue(ep, req, GFP_ATOMIC);
+	(void)usb_ep_queue(ep, req, USB_GFP_ATOMIC);
 }
 
 /* usb_ep_disable() gives every queued request back (USB_ESHUTDOWN) before
@@ -240,7 +240,7 @@ static int ss_ep_start(struct f_sourcesink *ss, struct ss_ep *sep,
 		goto fail;
 	}
 	for (unsigned i = 0; i < qlen; i++) {
-		struct usb_request *req = usb_ep_alloc_request(sep->ep, GFP_ATOMIC);
+		struct usb_request *req = usb_ep_alloc_request(sep->ep, USB_GFP_ATOMIC);
 
 		if (!req) {
 			ret = -USB_ENOMEM;
@@ -262,7 +262,7 @@ static int ss_ep_start(struct f_sourcesink *ss, struct ss_ep *sep,
 			memset(req->buf, SS_STALE_BYTE, size);
 	}
 	for (unsigned i = 0; i < qlen; i++) {
-		ret = usb_ep_queue(sep->ep, sep->reqs[i], GFP_ATOMIC);
+		ret = usb_ep_queue(sep->ep, sep->reqs[i], USB_GFP_ATOMIC);
 		if (ret)
 			goto fail;
 	}
@@ -402,9 +402,9 @@ static int ss_setup(struct usb_function *f, const struct usb_ctrlrequest *ctrl)
 	struct f_sourcesink *ss = func_to_ss(f);
 	struct usb_composite_dev *cdev = usb_function_cdev(f);
 	struct usb_request *req = cdev->req;
-	uint16_t w_value = le16_to_cpu(ctrl->wValue);
-	uint16_t w_index = le16_to_cpu(ctrl->wIndex);
-	uint16_t w_length = le16_to_cpu(ctrl->wLength);
+	uint16_t w_value = USB_LE16_TO_CPU(ctrl->wValue);
+	uint16_t w_index = USB_LE16_TO_CPU(ctrl->wIndex);
+	uint16_t w_length = USB_LE16_TO_CPU(ctrl->wLength);
 	int ret;
 
 	if (w_value || w_index || w_length > USB_COMP_EP0_BUFSIZ)
@@ -428,7 +428,7 @@ static int ss_setup(struct usb_function *f, const struct usb_ctrlrequest *ctrl)
 	req->context = ss;
 	req->length = w_length;
 	req->zero = 0;
-	ret = usb_ep_queue(cdev->gadget->ep0, req, GFP_ATOMIC);
+	ret = usb_ep_queue(cdev->gadget->ep0, req, USB_GFP_ATOMIC);
 	if (ret < 0) {
 		ss->ctrl_write_pending = false;
 		return ret;
@@ -484,24 +484,24 @@ static void ss_fill_speeds(struct f_sourcesink *ss)
 
 	ss->hs_in = ss->fs_in;
 	ss->hs_out = ss->fs_out;
-	ss->hs_in.wMaxPacketSize = ss->hs_out.wMaxPacketSize = cpu_to_le16(512);
+	ss->hs_in.wMaxPacketSize = ss->hs_out.wMaxPacketSize = USB_CPU_TO_LE16(512);
 	ss->ss_in = ss->fs_in;
 	ss->ss_out = ss->fs_out;
-	ss->ss_in.wMaxPacketSize = ss->ss_out.wMaxPacketSize = cpu_to_le16(1024);
+	ss->ss_in.wMaxPacketSize = ss->ss_out.wMaxPacketSize = USB_CPU_TO_LE16(1024);
 
 	ss->hs_iso_in = ss->fs_iso_in;
 	ss->hs_iso_out = ss->fs_iso_out;
-	ss->hs_iso_in.wMaxPacketSize = ss->hs_iso_out.wMaxPacketSize = cpu_to_le16(hs_iso_mp);
+	ss->hs_iso_in.wMaxPacketSize = ss->hs_iso_out.wMaxPacketSize = USB_CPU_TO_LE16(hs_iso_mp);
 	ss->ss_iso_in = ss->fs_iso_in;
 	ss->ss_iso_out = ss->fs_iso_out;
 	ss->ss_iso_in.wMaxPacketSize = ss->ss_iso_out.wMaxPacketSize =
-		cpu_to_le16((uint16_t)o->isoc_maxpacket);
+		USB_CPU_TO_LE16((uint16_t)o->isoc_maxpacket);
 	ss->ss_iso_in_comp.bmAttributes = ss->ss_iso_out_comp.bmAttributes =
 		(uint8_t)o->isoc_mult;
 	ss->ss_iso_in_comp.bMaxBurst = ss->ss_iso_out_comp.bMaxBurst =
 		(uint8_t)o->isoc_maxburst;
 	ss->ss_iso_in_comp.wBytesPerInterval = ss->ss_iso_out_comp.wBytesPerInterval =
-		cpu_to_le16(bpi);
+		USB_CPU_TO_LE16(bpi);
 }
 
 #define DH(d) ((struct usb_descriptor_header *)(void *)(d))
@@ -573,7 +573,7 @@ static int ss_bind(struct usb_configuration *c, struct usb_function *f)
 	if (!o->no_iso) {
 		uint16_t fs_mp = (uint16_t)(o->isoc_maxpacket > 1023 ? 1023 : o->isoc_maxpacket);
 
-		ss->fs_iso_in.wMaxPacketSize = ss->fs_iso_out.wMaxPacketSize = cpu_to_le16(fs_mp);
+		ss->fs_iso_in.wMaxPacketSize = ss->fs_iso_out.wMaxPacketSize = USB_CPU_TO_LE16(fs_mp);
 		ss->fs_iso_in.bInterval = ss->fs_iso_out.bInterval = (uint8_t)o->isoc_interval;
 		ss->iso_in.ep = usb_ep_autoconfig(gadget, &ss->fs_iso_in);
 		if (ss->iso_in.ep) {

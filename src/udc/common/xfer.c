@@ -283,7 +283,7 @@ static void ctrl_run(struct udcx_ep *ep, struct udcx_done *done)
 
 	if (!u || list_empty(&ep->reqs))
 		return;
-	if (le16_to_cpu(u->setup.wLength) == 0) {
+	if (USB_LE16_TO_CPU(u->setup.wLength) == 0) {
 		/* No data stage: the zero-length request acknowledges. */
 		req_finish(head_req(ep), 0, done);
 		urb_finish(ep, u, 0, done);
@@ -656,7 +656,7 @@ struct udcx_urb *udcx__ctrl_next_setup(struct udcx_ep *ep, struct udcx_done *don
 	ep->halted = false;
 	ep->ctrl_cur = u;
 	ep->ctrl_in = (u->setup.bRequestType & USB_DIR_IN) != 0;
-	u->limit = min_size(u->length, le16_to_cpu(u->setup.wLength));
+	u->limit = min_size(u->length, USB_LE16_TO_CPU(u->setup.wLength));
 	return u;
 }
 

@@ -209,7 +209,7 @@ void udcx__req_init(struct udcx_req *r);
 /* The udcx_req around @req (which must come from a udcx backend). */
 static inline struct udcx_req *udcx__req_of(struct usb_request *req)
 {
-	return container_of(req, struct udcx_req, req);
+	return usb_container_of(req, struct udcx_req, req);
 }
 
 /*

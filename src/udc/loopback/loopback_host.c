@@ -272,7 +272,7 @@ int usb_loopback_host_poll(struct usb_loopback_host *h)
  */
 static void wait_window(struct usb_loopback_host *h, struct udcx_urb *u)
 {
-	struct lb_ep *lep = u->ep ? container_of(u->ep, struct lb_ep, x) : NULL;
+	struct lb_ep *lep = u->ep ? usb_container_of(u->ep, struct lb_ep, x) : NULL;
 
 	while (lep && lep->win_urb == u)
 		pthread_cond_wait(&h->cond, &h->lock);
@@ -318,7 +318,7 @@ static int urb_result(const struct udcx_urb *u)
 static int do_control(struct usb_loopback_host *h, const struct usb_ctrlrequest *setup,
 		      void *data, unsigned timeout_ms)
 {
-	uint16_t wlength = le16_to_cpu(setup->wLength);
+	uint16_t wlength = USB_LE16_TO_CPU(setup->wLength);
 	struct udcx_done done;
 	struct udcx_urb u, *next;
 	int rc;
@@ -377,9 +377,9 @@ static int control(struct usb_loopback_host *h, uint8_t type, uint8_t request,
 
 	s.bRequestType = type;
 	s.bRequest = request;
-	s.wValue = cpu_to_le16(value);
-	s.wIndex = cpu_to_le16(index);
-	s.wLength = cpu_to_le16(length);
+	s.wValue = USB_CPU_TO_LE16(value);
+	s.wIndex = USB_CPU_TO_LE16(index);
+	s.wLength = USB_CPU_TO_LE16(length);
 	return do_control(h, &s, data, timeout_ms);
 }
 

@@ -21,12 +21,12 @@
 
 static struct usb_loopback_host *host_of_gadget(struct usb_gadget *g)
 {
-	return container_of(g, struct usb_loopback_host, gadget);
+	return usb_container_of(g, struct usb_loopback_host, gadget);
 }
 
 static struct lb_ep *lep_of(struct usb_ep *ep)
 {
-	return container_of(ep, struct lb_ep, ep);
+	return usb_container_of(ep, struct lb_ep, ep);
 }
 
 /* ---- event-context plumbing ------------------------------------------- */
@@ -175,7 +175,7 @@ static int lb_ep_enable(struct usb_ep *ep, const struct usb_endpoint_descriptor 
 {
 	struct lb_ep *lep = lep_of(ep);
 	struct usb_loopback_host *h = lep->h;
-	unsigned mp = le16_to_cpu(desc->wMaxPacketSize) & USB_ENDPOINT_MAXP_MASK;
+	unsigned mp = USB_LE16_TO_CPU(desc->wMaxPacketSize) & USB_ENDPOINT_MAXP_MASK;
 	bool in = (desc->bEndpointAddress & USB_DIR_IN) != 0;
 	int rc;
 

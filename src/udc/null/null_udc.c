@@ -59,17 +59,17 @@ struct usb_null_udc {
 
 static struct usb_null_udc *udc_of(struct usb_gadget *g)
 {
-	return container_of(g, struct usb_null_udc, gadget);
+	return usb_container_of(g, struct usb_null_udc, gadget);
 }
 
 static struct null_ep *nep_of(struct usb_ep *ep)
 {
-	return container_of(ep, struct null_ep, ep);
+	return usb_container_of(ep, struct null_ep, ep);
 }
 
 static struct null_req *nreq_of(struct usb_request *req)
 {
-	return container_of(req, struct null_req, req);
+	return usb_container_of(req, struct null_req, req);
 }
 
 /* ---- 2. the lock ------------------------------------------------------- */
@@ -117,7 +117,7 @@ static void give_back(struct null_ep *nep, struct list_head *list)
 static int null_ep_enable(struct usb_ep *ep, const struct usb_endpoint_descriptor *desc)
 {
 	struct null_ep *nep = nep_of(ep);
-	unsigned mp = le16_to_cpu(desc->wMaxPacketSize) & USB_ENDPOINT_MAXP_MASK;
+	unsigned mp = USB_LE16_TO_CPU(desc->wMaxPacketSize) & USB_ENDPOINT_MAXP_MASK;
 
 	/* The core checked type and caps; the direction is ours to check. */
 	if (((desc->bEndpointAddress & USB_DIR_IN) != 0) != nep->in || mp == 0)

@@ -196,7 +196,7 @@ struct usbip__urb *usbip__urb_table_find(const struct usbip__urb_table *t, uint3
 	struct list_head *head = bucket(t, seqnum), *pos;
 
 	list_for_each(pos, head) {
-		struct usbip__urb *urb = container_of(pos, struct usbip__urb, conn_link);
+		struct usbip__urb *urb = usb_container_of(pos, struct usbip__urb, conn_link);
 
 		if (urb->seqnum == seqnum)
 			return urb;

@@ -76,7 +76,7 @@ struct list_head *usbip__conn_srv_link(struct usbip__conn *conn)
 
 struct usbip__conn *usbip__conn_from_srv_link(struct list_head *link)
 {
-	return container_of(link, struct usbip__conn, srv_link);
+	return usb_container_of(link, struct usbip__conn, srv_link);
 }
 
 void usbip__conn_wake(struct usbip__conn *conn)
@@ -281,7 +281,7 @@ static int tx_flush(struct usbip__conn *c)
 /* Answer every URB the engine has finished. */
 static int answer_done(struct usbip__conn *c)
 {
-	LIST_HEAD(done);
+	USB_LIST_HEAD(done);
 	int rc = 0;
 
 	usbip__dev_process(c->dev, &done);
@@ -450,7 +450,7 @@ static int finish_submit(struct usbip__conn *c)
 	/* A control URB whose direction contradicts its SETUP is stalled:
 	 * the engine would read an IN buffer as OUT data. */
 	wlength = (uint16_t)(urb->x.setup.wLength);
-	wlength = le16_to_cpu(wlength);
+	wlength = USB_LE16_TO_CPU(wlength);
 	if (urb->epnum == 0 && wlength > 0 &&
 	    ((urb->x.setup.bRequestType & USB_DIR_IN) != 0) != urb->dir_in) {
 		urb->x.status = USBIP_STATUS_EPIPE;
@@ -641,7 +641,7 @@ static void serve_urbs(struct usbip__conn *c)
 /* Unplug: the device forgets every URB; replies not yet sent are dropped. */
 static void teardown_urbs(struct usbip__conn *c)
 {
-	LIST_HEAD(done);
+	USB_LIST_HEAD(done);
 
 	usbip__dev_detach(c->dev, &done);
 	while (!list_empty(&done)) {

@@ -110,9 +110,9 @@ int usbip__dev_describe(struct usbip__dev *dev, struct usbip_device_info *info,
 	info->devnum = dev->index + 1;
 	speed = usbip__dev_speed(dev);
 	info->speed = (uint32_t)speed;
-	info->idVendor = le16_to_cpu(d.idVendor);
-	info->idProduct = le16_to_cpu(d.idProduct);
-	info->bcdDevice = le16_to_cpu(d.bcdDevice);
+	info->idVendor = USB_LE16_TO_CPU(d.idVendor);
+	info->idProduct = USB_LE16_TO_CPU(d.idProduct);
+	info->bcdDevice = USB_LE16_TO_CPU(d.bcdDevice);
 	info->bDeviceClass = d.bDeviceClass;
 	info->bDeviceSubClass = d.bDeviceSubClass;
 	info->bDeviceProtocol = d.bDeviceProtocol;
@@ -323,7 +323,7 @@ const char *usbip_server_busid(const struct usbip_server *server, unsigned index
 static void reap(struct usbip_server *srv, bool all)
 {
 	struct list_head *pos, *tmp;
-	LIST_HEAD(dead);
+	USB_LIST_HEAD(dead);
 
 	pthread_mutex_lock(&srv->lock);
 	list_for_each_safe(pos, tmp, &srv->conns) {

@@ -21,12 +21,12 @@
 
 static struct usbip__ep *to_ep(struct usb_ep *ep)
 {
-	return container_of(ep, struct usbip__ep, ep);
+	return usb_container_of(ep, struct usbip__ep, ep);
 }
 
 static struct usbip__dev *to_dev(struct usb_gadget *g)
 {
-	return container_of(g, struct usbip__dev, gadget);
+	return usb_container_of(g, struct usbip__dev, gadget);
 }
 
 /* Lock held. Wake the connection so it hands out what the engine finished. */
@@ -102,7 +102,7 @@ static int ep_enable(struct usb_ep *uep, const struct usb_endpoint_descriptor *d
 {
 	struct usbip__ep *ep = to_ep(uep);
 	struct usbip__dev *dev = ep->dev;
-	unsigned mp = le16_to_cpu(desc->wMaxPacketSize) & 0x7ffu;
+	unsigned mp = USB_LE16_TO_CPU(desc->wMaxPacketSize) & 0x7ffu;
 	bool in = (desc->bEndpointAddress & USB_DIR_IN) != 0;
 	int rc;
 
@@ -125,7 +125,7 @@ static int ep_disable(struct usb_ep *uep)
 	struct usbip__ep *ep = to_ep(uep);
 	struct usbip__dev *dev = ep->dev;
 	struct udcx_done done;
-	LIST_HEAD(reqs);
+	USB_LIST_HEAD(reqs);
 
 	udcx__done_init(&done);
 	pthread_mutex_lock(&dev->lock);
@@ -181,7 +181,7 @@ static int ep_dequeue(struct usb_ep *uep, struct usb_request *req)
 	struct usbip__dev *dev = ep->dev;
 	struct udcx_req *r = udcx__req_of(req);
 	struct udcx_done done;
-	LIST_HEAD(reqs);
+	USB_LIST_HEAD(reqs);
 	int rc = 0;
 
 	udcx__done_init(&done);
@@ -511,7 +511,7 @@ int usbip__dev_attach(struct usbip__dev *dev, unsigned devnum)
 	local.context = NULL;
 	local.setup.bRequestType = USB_DIR_OUT | USB_TYPE_STANDARD | USB_RECIP_DEVICE;
 	local.setup.bRequest = USB_REQ_SET_ADDRESS;
-	local.setup.wValue = cpu_to_le16((uint16_t)devnum);
+	local.setup.wValue = USB_CPU_TO_LE16((uint16_t)devnum);
 	local.setup.wIndex = 0;
 	local.setup.wLength = 0;
 	udcx__done_init(&done);
@@ -540,7 +540,7 @@ out:
 	pthread_mutex_unlock(&dev->lock);
 	udcx__done_giveback(&done);
 	{
-		LIST_HEAD(stray);	/* stays empty: no host URB exists yet */
+		USB_LIST_HEAD(stray);	/* stays empty: no host URB exists yet */
 		collect_urbs(&done.urbs, &stray);
 	}
 	return rc < 0 ? rc : 0;

@@ -12,7 +12,7 @@ int main(void)
 	static const struct usb_device_descriptor desc = {
 		.bLength = USB_DT_DEVICE_SIZE,
 		.bDescriptorType = USB_DT_DEVICE,
-		.bcdUSB = cpu_to_le16(0x0200),
+		.bcdUSB = USB_CPU_TO_LE16(0x0200),
 	};
 	struct usb_composite_driver driver = { .name = "consumer", .dev = &desc };
 	int ret;
