@@ -37,6 +37,10 @@
 #ifndef COMPOSITE_COMPOSITE_H
 #define COMPOSITE_COMPOSITE_H
 
+#ifdef COMPOSITE_BACKEND_ONLY
+#error "composite.h is not for backends: a backend sees the core only through composite/udc.h"
+#endif
+
 #include <stdbool.h>
 #include <stdint.h>
 

@@ -10,6 +10,10 @@
 #ifndef COMPOSITE_FUNCTION_H
 #define COMPOSITE_FUNCTION_H
 
+#ifdef COMPOSITE_BACKEND_ONLY
+#error "function.h is not for backends: a backend sees the core only through composite/udc.h"
+#endif
+
 #include <stdbool.h>
 #include <stdint.h>
 

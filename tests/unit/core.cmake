@@ -42,6 +42,20 @@ add_test(NAME core_posix_shadow_works
                  ${CMAKE_CURRENT_BINARY_DIR}/core_posix_probe.c)
 set_tests_properties(core_posix_shadow_works PROPERTIES LABELS unit WILL_FAIL TRUE)
 
+# One door for backends: with COMPOSITE_BACKEND_ONLY (set for src/udc),
+# composite.h and function.h stop the build; each case passes only if the
+# header's own #error message is printed.
+foreach(h composite function)
+  file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/core_backend_guard_${h}.c
+       "#include \"composite/${h}.h\"\nint main(void) { return 0; }\n")
+  add_test(NAME core_backend_guard_${h}
+           COMMAND ${CMAKE_C_COMPILER} -fsyntax-only -DCOMPOSITE_BACKEND_ONLY
+                   -I${PROJECT_SOURCE_DIR}/include
+                   ${CMAKE_CURRENT_BINARY_DIR}/core_backend_guard_${h}.c)
+  set_tests_properties(core_backend_guard_${h} PROPERTIES LABELS unit
+                       PASS_REGULAR_EXPRESSION "${h}\\.h is not for backends")
+endforeach()
+
 # Cross-thread setup_continue (the test, not the core, uses pthreads).
 if(COMPOSITE_POSIX)
   composite_unit_test(test_core_threads SOURCES test_core_threads.c ${core_fixture}
