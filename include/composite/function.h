@@ -88,9 +88,9 @@ struct usb_function {
 	void (*resume)(struct usb_function *f);
 
 	/* private */
-	struct list_head list;
-	uint32_t endpoints;	/* bit (dir_in << 4 | num): endpoints it owns */
-	bool descriptors_owned;	/* set by usb_assign_descriptors() */
+	struct list_head COMPOSITE_PRIVATE(list);
+	uint32_t COMPOSITE_PRIVATE(endpoints);	/* bit (dir_in << 4 | num): endpoints it owns */
+	bool COMPOSITE_PRIVATE(descriptors_owned);	/* set by usb_assign_descriptors() */
 };
 
 /**
