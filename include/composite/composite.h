@@ -35,6 +35,10 @@
 #ifndef COMPOSITE_COMPOSITE_H
 #define COMPOSITE_COMPOSITE_H
 
+#ifdef COMPOSITE_BACKEND_ONLY
+#error "composite.h is not for backends: a backend sees the core only through composite/udc.h"
+#endif
+
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -127,14 +131,14 @@ struct usb_configuration {
 	struct usb_composite_dev *cdev;
 
 	/* private */
-	struct list_head list;
-	struct list_head functions;
-	uint8_t next_interface_id;
-	unsigned superspeed : 1;
-	unsigned highspeed : 1;
-	unsigned fullspeed : 1;
-	struct usb_function *interface[MAX_CONFIG_INTERFACES];
-	uint8_t label_id;	/* string id given to @label, or 0 */
+	struct list_head COMPOSITE_PRIVATE(list);
+	struct list_head COMPOSITE_PRIVATE(functions);
+	uint8_t COMPOSITE_PRIVATE(next_interface_id);
+	unsigned COMPOSITE_PRIVATE(superspeed) : 1;
+	unsigned COMPOSITE_PRIVATE(highspeed) : 1;
+	unsigned COMPOSITE_PRIVATE(fullspeed) : 1;
+	struct usb_function *COMPOSITE_PRIVATE(interface)[MAX_CONFIG_INTERFACES];
+	uint8_t COMPOSITE_PRIVATE(label_id);	/* string id given to @label, or 0 */
 };
 
 /**
@@ -209,22 +213,22 @@ struct usb_composite_dev {
 	void *priv;
 
 	/* private */
-	struct list_head configs;
-	struct list_head gstrings;
-	uint8_t next_string_id;
-	atomic_uint delayed_status;
-	uint16_t ep0_w_length;
-	bool ep0_in_data;
-	uint8_t manufacturer_id, product_id, serial_id;
-	struct usb_string driver_strings[4];
-	struct usb_gadget_strings driver_gstrings;
-	bool test_mode_pending;
-	uint8_t test_selector;
-	unsigned deactivations;
-	void *ep0_buf;		/* the buffer allocated for @req */
-	bool address_pending;	/* SET_ADDRESS waiting for its status stage */
-	uint8_t pending_address;
-	bool started;		/* gadget ops->start succeeded */
+	struct list_head COMPOSITE_PRIVATE(configs);
+	struct list_head COMPOSITE_PRIVATE(gstrings);
+	uint8_t COMPOSITE_PRIVATE(next_string_id);
+	atomic_uint COMPOSITE_PRIVATE(delayed_status);
+	uint16_t COMPOSITE_PRIVATE(ep0_w_length);
+	bool COMPOSITE_PRIVATE(ep0_in_data);
+	uint8_t COMPOSITE_PRIVATE(manufacturer_id), COMPOSITE_PRIVATE(product_id), COMPOSITE_PRIVATE(serial_id);
+	struct usb_string COMPOSITE_PRIVATE(driver_strings)[4];
+	struct usb_gadget_strings COMPOSITE_PRIVATE(driver_gstrings);
+	bool COMPOSITE_PRIVATE(test_mode_pending);
+	uint8_t COMPOSITE_PRIVATE(test_selector);
+	unsigned COMPOSITE_PRIVATE(deactivations);
+	void *COMPOSITE_PRIVATE(ep0_buf);		/* the buffer allocated for @req */
+	bool COMPOSITE_PRIVATE(address_pending);	/* SET_ADDRESS waiting for its status stage */
+	uint8_t COMPOSITE_PRIVATE(pending_address);
+	bool COMPOSITE_PRIVATE(started);		/* gadget ops->start succeeded */
 };
 
 /**

@@ -10,6 +10,10 @@
 #ifndef COMPOSITE_FUNCTION_H
 #define COMPOSITE_FUNCTION_H
 
+#ifdef COMPOSITE_BACKEND_ONLY
+#error "function.h is not for backends: a backend sees the core only through composite/udc.h"
+#endif
+
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -84,9 +88,9 @@ struct usb_function {
 	void (*resume)(struct usb_function *f);
 
 	/* private */
-	struct list_head list;
-	uint32_t endpoints;	/* bit (dir_in << 4 | num): endpoints it owns */
-	bool descriptors_owned;	/* set by usb_assign_descriptors() */
+	struct list_head COMPOSITE_PRIVATE(list);
+	uint32_t COMPOSITE_PRIVATE(endpoints);	/* bit (dir_in << 4 | num): endpoints it owns */
+	bool COMPOSITE_PRIVATE(descriptors_owned);	/* set by usb_assign_descriptors() */
 };
 
 /**

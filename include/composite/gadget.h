@@ -20,6 +20,16 @@
 #include "composite/errors.h"
 #include "composite/list.h"
 
+/* Fields private to the core are declared COMPOSITE_PRIVATE(name): the
+ * plain name inside src/core (built with COMPOSITE_BUILDING_CORE), a
+ * mangled one elsewhere, so that a read from outside fails to compile
+ * (ctest core_private_members). */
+#ifdef COMPOSITE_BUILDING_CORE
+#define COMPOSITE_PRIVATE(name) name
+#else
+#define COMPOSITE_PRIVATE(name) composite__private_##name
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -77,7 +87,7 @@ struct usb_request {
 	struct list_head list;
 	int status;
 	unsigned actual;
-	/* Private to the core: set while queued, to catch double queue/complete. */
+	/* Private to the core: set while COMPOSITE_PRIVATE(queued), to catch double queue/complete. */
 	atomic_bool queued;
 };
 
@@ -131,7 +141,7 @@ struct usb_ep {
 	atomic_bool halted;
 	atomic_bool wedged;
 	/* Private to the core: the gadget @ep belongs to, set by usb_udc_register(). */
-	struct usb_gadget *gadget;
+	struct usb_gadget *COMPOSITE_PRIVATE(gadget);
 };
 
 /**
@@ -163,8 +173,8 @@ struct usb_gadget {
 	unsigned is_selfpowered : 1;
 	unsigned remote_wakeup_armed : 1;
 	unsigned sg_supported : 1;
-	struct list_head udc_priv;
-	void *driver_data;
+	struct list_head COMPOSITE_PRIVATE(udc_priv);
+	void *COMPOSITE_PRIVATE(driver_data);
 };
 
 static inline bool gadget_is_dualspeed(const struct usb_gadget *g)

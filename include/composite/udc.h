@@ -24,7 +24,7 @@
  * - wLength > 0 and OUT: it receives the data stage (length == wLength);
  *   the backend completes it, then acknowledges the status stage.
  * - wLength == 0: a zero-length request: acknowledge the status stage.
- * Instead of queueing, the core may call ops->set_halt(ep0, 1): stall this
+ * Instead of queueing, the core may call ops->set_halt(ep0, USB_EP_HALT_SET): stall this
  * control transfer (a protocol stall; ep0 un-halts itself at the next
  * SETUP). When usb_gadget_setup() returns a negative value, stall the
  * transfer. A new SETUP while an ep0 request is still queued completes
@@ -80,6 +80,13 @@ struct usb_gadget_ops {
 	int (*test_mode)(struct usb_gadget *gadget, unsigned selector);
 };
 
+/* What ops->set_halt is asked to do (see struct usb_ep_ops). */
+enum usb_ep_halt_value {
+	USB_EP_HALT_CLEAR,	/* resume; the data toggle resets */
+	USB_EP_HALT_SET,	/* a function's halt: may be refused (-USB_EAGAIN) */
+	USB_EP_HALT_HOST	/* the host's SET_FEATURE(ENDPOINT_HALT): never refused */
+};
+
 /**
  * struct usb_ep_ops - per-endpoint operations of a backend. The core calls
  * them through usb_ep_*() after checking arguments, from any thread: the
@@ -97,12 +104,14 @@ struct usb_gadget_ops {
  *	-USB_EINPROGRESS and actual to 0.
  * @dequeue: mandatory. Give back @req with -USB_ECONNRESET if still
  *	queued; -USB_EINVAL if it is not.
- * @set_halt: mandatory. @value 1: fail the host's transfers on this
- *	endpoint with a stall; 0: resume (and reset the data toggle). For an
- *	IN endpoint with requests queued, refuse with -USB_EAGAIN. @value 2:
- *	the host's own SET_FEATURE(ENDPOINT_HALT) (from the core): halt as
- *	for 1 but never refuse (chapter 9 gives the device no choice).
- *	For ep0: stall the current control transfer only.
+ * @set_halt: mandatory. @value (enum usb_ep_halt_value) USB_EP_HALT_SET:
+ *	fail the host's transfers on this endpoint with a stall; for an IN
+ *	endpoint with requests queued, refuse with -USB_EAGAIN.
+ *	USB_EP_HALT_CLEAR: resume (and reset the data toggle).
+ *	USB_EP_HALT_HOST: the host's own SET_FEATURE(ENDPOINT_HALT) (from the
+ *	core): halt as for USB_EP_HALT_SET but never refuse (chapter 9 gives
+ *	the device no choice). For ep0 (always USB_EP_HALT_SET): stall the
+ *	current control transfer only.
  * @set_wedge: optional. The core keeps wedge state itself; a controller
  *	that implements wedge in hardware is told here.
  * @fifo_status: optional. Bytes in the FIFO; -USB_EOPNOTSUPP otherwise.
@@ -115,7 +124,7 @@ struct usb_ep_ops {
 	void (*free_request)(struct usb_ep *ep, struct usb_request *req);
 	int (*queue)(struct usb_ep *ep, struct usb_request *req);
 	int (*dequeue)(struct usb_ep *ep, struct usb_request *req);
-	int (*set_halt)(struct usb_ep *ep, int value);
+	int (*set_halt)(struct usb_ep *ep, enum usb_ep_halt_value value);
 	int (*set_wedge)(struct usb_ep *ep);
 	int (*fifo_status)(struct usb_ep *ep);
 	void (*fifo_flush)(struct usb_ep *ep);
@@ -181,6 +190,68 @@ struct usb_gadget *usb_udc_find(const char *name);
 /* True while a composite driver is bound to @gadget (between a successful
  * usb_composite_probe() and usb_composite_unregister()). Any thread. */
 bool usb_udc_is_bound(struct usb_gadget *gadget);
+
+/* ---- describe: the bound composite device, as a backend may see it ----
+ * Each call below reads the composite device bound to @gadget (NULL-safe
+ * for an unbound gadget: -USB_ENODEV or the stated default). Context: any
+ * thread while the gadget is started (between ops->start and ops->stop:
+ * the configuration list does not change then); usb_gadget_config_value()
+ * only from the event context. No call allocates; output goes into caller
+ * memory. */
+
+/* The most the interfaces of one configuration report (Linux's value). */
+#define USB_GADGET_MAX_INTERFACES 16
+
+/**
+ * struct usb_gadget_config_info - one configuration as OP_REP_DEVLIST-style
+ * listings need it: its value and the class triple of each interface
+ * (alternate setting 0), in interface-number order.
+ */
+struct usb_gadget_config_info {
+	uint8_t bConfigurationValue;
+	uint8_t bNumInterfaces;
+	struct {
+		uint8_t bInterfaceNumber;
+		uint8_t bInterfaceClass;	/* 0xff when no descriptor says */
+		uint8_t bInterfaceSubClass;
+		uint8_t bInterfaceProtocol;
+	} intf[USB_GADGET_MAX_INTERFACES];
+};
+
+/* The speed to connect at: @gadget->max_speed, capped by the bound
+ * driver's max_speed (never below full speed), as Linux's UDC core does.
+ * Unbound: @gadget->max_speed. */
+enum usb_device_speed usb_gadget_max_speed(struct usb_gadget *gadget);
+
+/* The driver's device descriptor into @out, bLength, bDescriptorType and
+ * bNumConfigurations filled (bcdUSB and bMaxPacketSize0 as the driver set
+ * them: their per-speed values go out only in GET_DESCRIPTOR).
+ * Return: 0 or -USB_ENODEV (nothing bound). */
+int usb_gadget_device_descriptor(struct usb_gadget *gadget, struct usb_device_descriptor *out);
+
+/* Number of configurations. Return: >= 0 or -USB_ENODEV. */
+int usb_gadget_config_count(struct usb_gadget *gadget);
+
+/* Index (0-based, the order of GET_DESCRIPTOR(CONFIG)) of the
+ * configuration with bConfigurationValue @value.
+ * Return: the index, -USB_ENOENT or -USB_ENODEV. */
+int usb_gadget_config_index(struct usb_gadget *gadget, unsigned value);
+
+/* The configuration descriptor @index with all its functions' descriptors
+ * for @speed (each function falling back to its next slower list, as the
+ * core answers GET_DESCRIPTOR(CONFIG)), into @buf (room @cap).
+ * Return: the length, -USB_ENOSPC, -USB_ENOENT or -USB_ENODEV. */
+int usb_gadget_config_descriptor(struct usb_gadget *gadget, unsigned index,
+				 enum usb_device_speed speed, void *buf, size_t cap);
+
+/* Configuration @index at @speed summarised into @out.
+ * Return: the interface count, -USB_ENOENT or -USB_ENODEV. */
+int usb_gadget_interface_classes(struct usb_gadget *gadget, unsigned index,
+				 enum usb_device_speed speed, struct usb_gadget_config_info *out);
+
+/* bConfigurationValue of the active configuration; 0: unconfigured (or
+ * nothing bound). Context: event context. */
+unsigned usb_gadget_config_value(struct usb_gadget *gadget);
 
 #ifdef __cplusplus
 }

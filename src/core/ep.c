@@ -167,13 +167,13 @@ int usb_ep_set_halt(struct usb_ep *ep)
 		return ret;
 	/* ep0: a protocol stall of the current transfer, not a state. */
 	if (is_ep0(ep))
-		return ep->ops->set_halt(ep, 1);
+		return ep->ops->set_halt(ep, USB_EP_HALT_SET);
 	/*
 	 * The state first: once the backend stalls, the host may ask
 	 * GET_STATUS in the event context at once, before this thread runs on.
 	 */
 	was = atomic_exchange(&ep->halted, true);
-	ret = ep->ops->set_halt(ep, 1);
+	ret = ep->ops->set_halt(ep, USB_EP_HALT_SET);
 	if (ret)
 		atomic_store(&ep->halted, was);
 	return ret;
@@ -187,7 +187,7 @@ int usb_ep_clear_halt(struct usb_ep *ep)
 		return ret;
 	if (is_ep0(ep))
 		return 0;
-	ret = ep->ops->set_halt(ep, 0);
+	ret = ep->ops->set_halt(ep, USB_EP_HALT_CLEAR);
 	if (!ret) {
 		atomic_store(&ep->wedged, false);
 		atomic_store(&ep->halted, false);
@@ -203,7 +203,7 @@ int usb_ep_set_wedge(struct usb_ep *ep)
 	if (ret)
 		return ret;
 	if (is_ep0(ep))
-		return ep->ops->set_halt(ep, 1);
+		return ep->ops->set_halt(ep, USB_EP_HALT_SET);
 	/*
 	 * Wedge and halt state first: a host CLEAR_FEATURE racing with us
 	 * must not win, and a GET_STATUS answered as soon as the backend
@@ -211,7 +211,7 @@ int usb_ep_set_wedge(struct usb_ep *ep)
 	 */
 	was_wedged = atomic_exchange(&ep->wedged, true);
 	was_halted = atomic_exchange(&ep->halted, true);
-	ret = ep->ops->set_halt(ep, 1);
+	ret = ep->ops->set_halt(ep, USB_EP_HALT_SET);
 	if (ret) {
 		atomic_store(&ep->halted, was_halted);
 		atomic_store(&ep->wedged, was_wedged);
@@ -230,8 +230,8 @@ int composite__ep_host_halt(struct usb_ep *ep, bool halt)
 		return 0;	/* ep0 halts only for one transfer */
 	if (!halt && atomic_load(&ep->wedged))
 		return 0;	/* wedged: the host cannot clear it */
-	/* 2: the host's request, which the backend may not refuse. */
-	ret = ep->ops->set_halt(ep, halt ? 2 : 0);
+	/* The host's request, which the backend may not refuse. */
+	ret = ep->ops->set_halt(ep, halt ? USB_EP_HALT_HOST : USB_EP_HALT_CLEAR);
 	if (!ret)
 		atomic_store(&ep->halted, halt);
 	return ret;

@@ -29,6 +29,7 @@ file(GLOB core_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/core/*.c)
 add_library(core_portability OBJECT ${core_sources})
 target_include_directories(core_portability BEFORE PRIVATE ${core_shadow})
 target_include_directories(core_portability PRIVATE ${PROJECT_SOURCE_DIR}/include)
+target_compile_definitions(core_portability PRIVATE COMPOSITE_BUILDING_CORE)
 target_compile_options(core_portability PRIVATE -std=c11 -pedantic-errors
                        -Werror=implicit-function-declaration -U_GNU_SOURCE
                        -U_POSIX_C_SOURCE -U_DEFAULT_SOURCE)
@@ -41,6 +42,38 @@ add_test(NAME core_posix_shadow_works
          COMMAND ${CMAKE_C_COMPILER} -fsyntax-only -I${core_shadow}
                  ${CMAKE_CURRENT_BINARY_DIR}/core_posix_probe.c)
 set_tests_properties(core_posix_shadow_works PROPERTIES LABELS unit WILL_FAIL TRUE)
+
+# One door for backends: with COMPOSITE_BACKEND_ONLY (set for src/udc),
+# composite.h and function.h stop the build; each case passes only if the
+# header's own #error message is printed.
+foreach(h composite function)
+  file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/core_backend_guard_${h}.c
+       "#include \"composite/${h}.h\"\nint main(void) { return 0; }\n")
+  add_test(NAME core_backend_guard_${h}
+           COMMAND ${CMAKE_C_COMPILER} -fsyntax-only -DCOMPOSITE_BACKEND_ONLY
+                   -I${PROJECT_SOURCE_DIR}/include
+                   ${CMAKE_CURRENT_BINARY_DIR}/core_backend_guard_${h}.c)
+  set_tests_properties(core_backend_guard_${h} PROPERTIES LABELS unit
+                       PASS_REGULAR_EXPRESSION "${h}\\.h is not for backends")
+endforeach()
+
+# Private fields: a file outside src/core that reads one fails to compile
+# (core_private_members); the same file builds as core code
+# (core_private_members_in_core), so the first fails for that reason only.
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/core_private_members.c
+     "#include \"composite/composite.h\"\n"
+     "int probe(struct usb_composite_dev *cdev);\n"
+     "int probe(struct usb_composite_dev *cdev) { return list_empty(&cdev->configs); }\n")
+add_test(NAME core_private_members
+         COMMAND ${CMAKE_C_COMPILER} -fsyntax-only -I${PROJECT_SOURCE_DIR}/include
+                 ${CMAKE_CURRENT_BINARY_DIR}/core_private_members.c)
+set_tests_properties(core_private_members PROPERTIES LABELS unit
+                     PASS_REGULAR_EXPRESSION "no member named")
+add_test(NAME core_private_members_in_core
+         COMMAND ${CMAKE_C_COMPILER} -fsyntax-only -DCOMPOSITE_BUILDING_CORE
+                 -I${PROJECT_SOURCE_DIR}/include
+                 ${CMAKE_CURRENT_BINARY_DIR}/core_private_members.c)
+set_tests_properties(core_private_members_in_core PROPERTIES LABELS unit)
 
 # Cross-thread setup_continue (the test, not the core, uses pthreads).
 if(COMPOSITE_POSIX)

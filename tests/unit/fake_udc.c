@@ -143,20 +143,20 @@ static int f_dequeue(struct usb_ep *ep, struct usb_request *r)
 	return -USB_EINVAL;
 }
 
-static int f_set_halt(struct usb_ep *ep, int value)
+static int f_set_halt(struct usb_ep *ep, enum usb_ep_halt_value value)
 {
 	struct fake_ep *e = fep(ep);
 
 	e->set_halt_calls++;
-	e->last_halt_value = value;
+	e->last_halt_value = (int)value;
 	if (ep == e->udc->gadget.ep0) {
-		if (value)
+		if (value != USB_EP_HALT_CLEAR)
 			e->udc->ep0_stalls++;
 		return 0;
 	}
-	if (value == 1 && e->queued && (ep->address & USB_DIR_IN))
+	if (value == USB_EP_HALT_SET && e->queued && (ep->address & USB_DIR_IN))
 		return -USB_EAGAIN;
-	e->hw_halted = value != 0;
+	e->hw_halted = value != USB_EP_HALT_CLEAR;
 	return 0;
 }
 

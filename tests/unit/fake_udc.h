@@ -33,7 +33,7 @@ struct fake_ep {
 	unsigned queued;
 	bool hw_halted;
 	int enable_calls, disable_calls, set_halt_calls, set_wedge_calls;
-	int last_halt_value;	/* 2: the host's halt (never refused) */
+	int last_halt_value;	/* enum usb_ep_halt_value of the last call */
 	atomic_int queue_calls;	/* ops->queue calls, from any thread */
 };
 
@@ -49,7 +49,7 @@ struct fake_udc {
 	int vbus_calls;
 	int address, set_address_calls;
 	int test_selector, test_mode_calls;
-	int ep0_stalls;		/* ops->set_halt(ep0, 1) calls */
+	int ep0_stalls;		/* ops->set_halt(ep0, USB_EP_HALT_SET) calls */
 	int wakeup_calls;
 	long live_requests;	/* allocated and not yet freed */
 	bool fail_alloc;	/* alloc_request returns NULL */

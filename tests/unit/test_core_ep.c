@@ -209,10 +209,10 @@ static void test_core_ep_halt_and_wedge(void **state)
 		assert_false(atomic_load(&in->wedged));
 		/* The host's SET_FEATURE(HALT) is not refusable: value 2. */
 		assert_int_equal(fake_ctrl(&d.udc, 0x02, 3, 0, 0x81, 0, NULL, 0), 0);
-		assert_int_equal(d.udc.eps[0].last_halt_value, 2);
+		assert_int_equal(d.udc.eps[0].last_halt_value, USB_EP_HALT_HOST);
 		assert_true(usb_ep_is_halted(in));
 		assert_int_equal(fake_ctrl(&d.udc, 0x02, 1, 0, 0x81, 0, NULL, 0), 0);
-		assert_int_equal(d.udc.eps[0].last_halt_value, 0);
+		assert_int_equal(d.udc.eps[0].last_halt_value, USB_EP_HALT_CLEAR);
 		assert_false(usb_ep_is_halted(in));
 		assert_true(fake_ep_complete(&d.udc.eps[0], 0, 8));
 		usb_ep_free_request(out, r);

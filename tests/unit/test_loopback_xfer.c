@@ -429,21 +429,21 @@ static void test_loopback_xfer_halt(void **state)
 	/* IN with a request queued: refused, nothing changes. */
 	set_req(o, 0, 10);
 	assert_int_equal(udcx__ep_queue(&o->ep, &o->r[0], &o->done), 0);
-	assert_int_equal(udcx__ep_set_halt(&o->ep, UDCX_HALT_SET, &o->done), -USB_EAGAIN);
+	assert_int_equal(udcx__ep_set_halt(&o->ep, USB_EP_HALT_SET, &o->done), -USB_EAGAIN);
 	assert_false(udcx__ep_is_halted(&o->ep));
 	/* The host's SET_FEATURE(HALT) is not refused; the request keeps its
 	 * data for after the clear. */
-	assert_int_equal(udcx__ep_set_halt(&o->ep, UDCX_HALT_FORCE, &o->done), 0);
+	assert_int_equal(udcx__ep_set_halt(&o->ep, USB_EP_HALT_HOST, &o->done), 0);
 	assert_true(udcx__ep_is_halted(&o->ep));
 	assert_int_equal(o->r[0].req.status, -USB_EINPROGRESS);
-	assert_int_equal(udcx__ep_set_halt(&o->ep, UDCX_HALT_CLEAR, &o->done), 0);
+	assert_int_equal(udcx__ep_set_halt(&o->ep, USB_EP_HALT_CLEAR, &o->done), 0);
 	assert_int_equal(udcx__ep_dequeue(&o->ep, &o->r[0], &o->done), 0);
 	udcx__done_init(&o->done);
 
 	/* Pending transfers fail with a stall when the halt is set. */
 	set_urb(o, 0, 64, 0);
 	assert_int_equal(udcx__urb_submit(&o->ep, &o->u[0], &o->done), 0);
-	assert_int_equal(udcx__ep_set_halt(&o->ep, UDCX_HALT_SET, &o->done), 0);
+	assert_int_equal(udcx__ep_set_halt(&o->ep, USB_EP_HALT_SET, &o->done), 0);
 	assert_true(udcx__ep_is_halted(&o->ep));
 	assert_int_equal(o->u[0].status, -USB_EPIPE);
 	assert_true(on_list(&o->done.urbs, &o->u[0].node));
@@ -460,7 +460,7 @@ static void test_loopback_xfer_halt(void **state)
 	assert_int_equal(udcx__ep_queued(&o->ep), 1);
 
 	/* Clear: the next transfer gets the request's data. */
-	assert_int_equal(udcx__ep_set_halt(&o->ep, UDCX_HALT_CLEAR, &o->done), 0);
+	assert_int_equal(udcx__ep_set_halt(&o->ep, USB_EP_HALT_CLEAR, &o->done), 0);
 	set_urb(o, 2, 64, 0);
 	assert_int_equal(udcx__urb_submit(&o->ep, &o->u[2], &o->done), 0);
 	assert_int_equal(o->u[2].status, 0);
@@ -477,12 +477,12 @@ static void test_loopback_xfer_halt_out_keeps_requests(void **state)
 	set_req(o, 0, 512);
 	assert_int_equal(udcx__ep_queue(&o->ep, &o->r[0], &o->done), 0);
 	/* OUT may halt with requests queued. */
-	assert_int_equal(udcx__ep_set_halt(&o->ep, UDCX_HALT_SET, &o->done), 0);
+	assert_int_equal(udcx__ep_set_halt(&o->ep, USB_EP_HALT_SET, &o->done), 0);
 	set_urb(o, 0, 512, 0);
 	assert_int_equal(udcx__urb_submit(&o->ep, &o->u[0], &o->done), 0);
 	assert_int_equal(o->u[0].status, -USB_EPIPE);
 	assert_int_equal(o->r[0].req.status, -USB_EINPROGRESS);
-	assert_int_equal(udcx__ep_set_halt(&o->ep, UDCX_HALT_CLEAR, &o->done), 0);
+	assert_int_equal(udcx__ep_set_halt(&o->ep, USB_EP_HALT_CLEAR, &o->done), 0);
 	set_urb(o, 1, 512, 0);
 	memset(o->ub[1], 0xa5, 512);
 	assert_int_equal(udcx__urb_submit(&o->ep, &o->u[1], &o->done), 0);
@@ -791,7 +791,7 @@ static void test_loopback_xfer_ctrl_stall(void **state)
 	/* The core halts ep0 instead of queueing. */
 	u = ctl_submit(c, 1, USB_DIR_OUT, 0, 0);
 	assert_ptr_equal(udcx__ctrl_next_setup(&c->ep0, &c->done), u);
-	assert_int_equal(udcx__ep_set_halt(&c->ep0, UDCX_HALT_SET, &c->done), 0);
+	assert_int_equal(udcx__ep_set_halt(&c->ep0, USB_EP_HALT_SET, &c->done), 0);
 	udcx__ctrl_setup_done(&c->ep0, u, 0, &c->done);
 	assert_int_equal(u->status, -USB_EPIPE);
 

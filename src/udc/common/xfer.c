@@ -452,19 +452,20 @@ int udcx__ep_dequeue(struct udcx_ep *ep, struct udcx_req *r, struct udcx_done *d
 	return -USB_EINVAL;
 }
 
-int udcx__ep_set_halt(struct udcx_ep *ep, int value, struct udcx_done *done)
+int udcx__ep_set_halt(struct udcx_ep *ep, enum usb_ep_halt_value value,
+		      struct udcx_done *done)
 {
 	if (ep->control) {
-		if (value != UDCX_HALT_CLEAR && ep->ctrl_cur)
+		if (value != USB_EP_HALT_CLEAR && ep->ctrl_cur)
 			urb_finish(ep, ep->ctrl_cur, -USB_EPIPE, done);
 		return 0;
 	}
-	if (value == UDCX_HALT_CLEAR) {
+	if (value == USB_EP_HALT_CLEAR) {
 		ep->halted = false;
 		ep_run(ep, done);
 		return 0;
 	}
-	if (value == UDCX_HALT_SET && ep->is_in && !list_empty(&ep->reqs))
+	if (value == USB_EP_HALT_SET && ep->is_in && !list_empty(&ep->reqs))
 		return -USB_EAGAIN;
 	ep->halted = true;
 	udcx__ep_flush_urbs(ep, -USB_EPIPE, done);

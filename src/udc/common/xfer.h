@@ -247,20 +247,16 @@ bool udcx__ep_run_some(struct udcx_ep *ep, struct udcx_done *done, size_t budget
  */
 int udcx__ep_dequeue(struct udcx_ep *ep, struct udcx_req *r, struct udcx_done *done);
 
-/* udcx__ep_set_halt() values. */
-#define UDCX_HALT_CLEAR 0	/* resume (the data toggle resets) */
-#define UDCX_HALT_SET 1		/* a function's halt: refused while IN data is queued */
-#define UDCX_HALT_FORCE 2	/* the host's SET_FEATURE(ENDPOINT_HALT): always */
-
 /*
- * Halt or resume @ep (@value: UDCX_HALT_*). Halting fails the pending host
- * transfers with -USB_EPIPE into @done; queued requests stay (a request
- * partly sent keeps its offset). On a control endpoint, halting stalls the
+ * Halt or resume @ep (@value as for ops->set_halt). Halting fails the
+ * pending host transfers with -USB_EPIPE into @done; queued requests stay
+ * (a request partly sent keeps its offset). On a control endpoint, halting stalls the
  * current control transfer only (the next SETUP clears it).
- * Return: 0; -USB_EAGAIN for UDCX_HALT_SET on a non-control IN endpoint
+ * Return: 0; -USB_EAGAIN for USB_EP_HALT_SET on a non-control IN endpoint
  * that has requests queued (nothing changes then).
  */
-int udcx__ep_set_halt(struct udcx_ep *ep, int value, struct udcx_done *done);
+int udcx__ep_set_halt(struct udcx_ep *ep, enum usb_ep_halt_value value,
+		      struct udcx_done *done);
 
 /* Finish every queued request with @status (negative) into @done. */
 void udcx__ep_flush_reqs(struct udcx_ep *ep, int status, struct udcx_done *done);

@@ -285,7 +285,7 @@ static int lb_dequeue(struct usb_ep *ep, struct usb_request *req)
 	return rc;
 }
 
-static int lb_set_halt(struct usb_ep *ep, int value)
+static int lb_set_halt(struct usb_ep *ep, enum usb_ep_halt_value value)
 {
 	struct lb_ep *lep = lep_of(ep);
 	struct usb_loopback_host *h = lep->h;
@@ -294,9 +294,7 @@ static int lb_set_halt(struct usb_ep *ep, int value)
 
 	udcx__done_init(&done);
 	lb__lock(h);
-	/* 1: a function's halt; 2 (or more): the host's, never refused. */
-	rc = udcx__ep_set_halt(&lep->x, value <= 0 ? UDCX_HALT_CLEAR
-					: value == 1 ? UDCX_HALT_SET : UDCX_HALT_FORCE, &done);
+	rc = udcx__ep_set_halt(&lep->x, value, &done);
 	lb__settle(h, &done);
 	pthread_mutex_unlock(&h->lock);
 	return rc;

@@ -206,7 +206,7 @@ static int null_dequeue(struct usb_ep *ep, struct usb_request *req)
 	return rc;
 }
 
-static int null_set_halt(struct usb_ep *ep, int value)
+static int null_set_halt(struct usb_ep *ep, enum usb_ep_halt_value value)
 {
 	struct null_ep *nep = nep_of(ep);
 	struct usb_null_udc *udc = nep->udc;
@@ -215,14 +215,14 @@ static int null_set_halt(struct usb_ep *ep, int value)
 	udc_lock(udc);
 	if (nep == &udc->ep0) {
 		/* A protocol stall of this control transfer only. */
-		if (value)
+		if (value != USB_EP_HALT_CLEAR)
 			udc->ep0_stalled = true;	/* HW: set the ep0 STALL bit */
-	} else if (value == 1 && nep->in && !list_empty(&nep->queue)) {
+	} else if (value == USB_EP_HALT_SET && nep->in && !list_empty(&nep->queue)) {
 		/* IN data still queued: Linux semantics for a function's halt
-		 * (value 2 would be the host's SET_FEATURE: never refused). */
+		 * (USB_EP_HALT_HOST, the host's SET_FEATURE, is never refused). */
 		rc = -USB_EAGAIN;
 	} else {
-		nep->halted = value != 0;
+		nep->halted = value != USB_EP_HALT_CLEAR;
 		/* HW: set/clear STALL; clearing also resets the data toggle. */
 	}
 	udc_unlock(udc);

@@ -143,9 +143,9 @@ int usbip__op_request_in(struct usbip__conn *c)
 int usbip__op_devlist(struct usbip__conn *c)
 {
 	struct usbip_server *srv = c->srv;
-	/* Worst case: every device with MAX_CONFIG_INTERFACES interfaces. */
+	/* Worst case: every device with USB_GADGET_MAX_INTERFACES interfaces. */
 	size_t cap = USBIP_OP_HEADER_SIZE + 4 +
-		     USBIP_MAX_DEVICES * (USBIP_DEVICE_SIZE + MAX_CONFIG_INTERFACES * USBIP_INTERFACE_SIZE);
+		     USBIP_MAX_DEVICES * (USBIP_DEVICE_SIZE + USB_GADGET_MAX_INTERFACES * USBIP_INTERFACE_SIZE);
 	uint8_t *buf = malloc(cap);
 	struct usbip_op_header oh = { USBIP_VERSION, USBIP_OP_REP_DEVLIST, USBIP_ST_OK };
 	size_t off = USBIP_OP_HEADER_SIZE + 4;
@@ -159,8 +159,8 @@ int usbip__op_devlist(struct usbip__conn *c)
 	usbip__encode_op_header(buf, cap, &oh);
 	for (unsigned i = 0; i < srv->ndev; i++) {
 		struct usbip_device_info info;
-		struct usbip_interface_info intf[MAX_CONFIG_INTERFACES];
-		int n = usbip__dev_describe(srv->devs[i], &info, intf, MAX_CONFIG_INTERFACES);
+		struct usbip_interface_info intf[USB_GADGET_MAX_INTERFACES];
+		int n = usbip__dev_describe(srv->devs[i], &info, intf, USB_GADGET_MAX_INTERFACES);
 
 		if (n < 0)
 			continue;	/* nothing bound: not offered */
@@ -194,7 +194,7 @@ int usbip__op_import(struct usbip__conn *c)
 	uint8_t out[USBIP_OP_HEADER_SIZE + USBIP_DEVICE_SIZE];
 	struct usbip_op_header oh = { USBIP_VERSION, USBIP_OP_REP_IMPORT, USBIP_ST_OK };
 	struct usbip_device_info info;
-	struct usbip_interface_info intf[MAX_CONFIG_INTERFACES];
+	struct usbip_interface_info intf[USB_GADGET_MAX_INTERFACES];
 	char busid[USBIP_BUSID_SIZE];
 	struct usbip__dev *dev;
 	int rc;
@@ -216,7 +216,7 @@ int usbip__op_import(struct usbip__conn *c)
 			oh.status = USBIP_ST_DEV_BUSY;
 		else if (rc < 0)
 			oh.status = USBIP_ST_NODEV;
-		else if (usbip__dev_describe(dev, &info, intf, MAX_CONFIG_INTERFACES) < 0) {
+		else if (usbip__dev_describe(dev, &info, intf, USB_GADGET_MAX_INTERFACES) < 0) {
 			usbip__dev_release(dev);
 			oh.status = USBIP_ST_NODEV;
 		}

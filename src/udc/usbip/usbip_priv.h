@@ -30,7 +30,6 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "composite/composite.h"
 #include "composite/udc.h"
 #include "composite/usbip.h"
 #include "udc/common/xfer.h"

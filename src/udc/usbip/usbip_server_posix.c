@@ -29,7 +29,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "composite/function.h"
 #include "usbip_priv.h"
 
 void usbip_server_config_init(struct usbip_server_config *cfg)
@@ -81,47 +80,26 @@ void usbip__emit(struct usbip_server *srv, enum usbip_event_type type,
 
 /* ---- device records ------------------------------------------------------ */
 
-/* The configuration the host selected (as the connection thread last
- * reported it, so cdev->config is not read across threads), else the first.
- * The list itself does not change while a driver is bound. */
-static struct usb_configuration *shown_config(struct usb_composite_dev *cdev, unsigned value)
+/* Which configuration a listing shows: the one the host selected (as the
+ * connection thread last reported it, so the core's active configuration
+ * is not read across threads), else the first. */
+static unsigned shown_index(struct usb_gadget *gadget, unsigned value)
 {
-	struct list_head *pos;
+	int i = value ? usb_gadget_config_index(gadget, value) : -USB_ENOENT;
 
-	list_for_each(pos, &cdev->configs) {
-		struct usb_configuration *c = list_entry(pos, struct usb_configuration, list);
-
-		if (value && c->bConfigurationValue == value)
-			return c;
-	}
-	return list_first_entry_or_null(&cdev->configs, struct usb_configuration, list);
-}
-
-/* The alternate-0 interface descriptor numbered @num in @f's list. */
-static const struct usb_interface_descriptor *find_intf(struct usb_descriptor_header **list,
-							unsigned num)
-{
-	for (; list && *list; list++) {
-		const struct usb_interface_descriptor *d = (const void *)*list;
-
-		if (d->bDescriptorType == USB_DT_INTERFACE && d->bInterfaceNumber == num &&
-		    d->bAlternateSetting == 0)
-			return d;
-	}
-	return NULL;
+	return i >= 0 ? (unsigned)i : 0;
 }
 
 int usbip__dev_describe(struct usbip__dev *dev, struct usbip_device_info *info,
 			struct usbip_interface_info *intf, unsigned max)
 {
-	struct usb_composite_dev *cdev;
-	struct usb_configuration *c;
+	struct usb_device_descriptor d;
+	struct usb_gadget_config_info ci;
 	enum usb_device_speed speed;
-	int n = 0;
+	int n, count;
 
 	pthread_mutex_lock(&dev->lock);
-	cdev = dev->started ? get_gadget_data(&dev->gadget) : NULL;
-	if (!cdev) {
+	if (!dev->started || usb_gadget_device_descriptor(&dev->gadget, &d) < 0) {
 		pthread_mutex_unlock(&dev->lock);
 		return -USB_ENODEV;
 	}
@@ -132,37 +110,22 @@ int usbip__dev_describe(struct usbip__dev *dev, struct usbip_device_info *info,
 	info->devnum = dev->index + 1;
 	speed = usbip__dev_speed(dev);
 	info->speed = (uint32_t)speed;
-	info->idVendor = USB_LE16_TO_CPU(cdev->desc.idVendor);
-	info->idProduct = USB_LE16_TO_CPU(cdev->desc.idProduct);
-	info->bcdDevice = USB_LE16_TO_CPU(cdev->desc.bcdDevice);
-	info->bDeviceClass = cdev->desc.bDeviceClass;
-	info->bDeviceSubClass = cdev->desc.bDeviceSubClass;
-	info->bDeviceProtocol = cdev->desc.bDeviceProtocol;
-	{
-		struct list_head *pos;
-
-		list_for_each(pos, &cdev->configs)
-			info->bNumConfigurations++;
-	}
-	c = shown_config(cdev, dev->last_config);
-	if (c) {
-		info->bConfigurationValue = c->bConfigurationValue;
-		for (unsigned i = 0; i < MAX_CONFIG_INTERFACES && (unsigned)n < max; i++) {
-			struct usb_function *f = c->interface[i];
-			const struct usb_interface_descriptor *d = NULL;
-
-			if (!f)
-				continue;
-			if (speed >= USB_SPEED_SUPER)
-				d = find_intf(f->ss_descriptors, i);
-			if (!d && speed >= USB_SPEED_HIGH)
-				d = find_intf(f->hs_descriptors, i);
-			if (!d)
-				d = find_intf(f->fs_descriptors, i);
-			intf[n].bInterfaceClass = d ? d->bInterfaceClass : 0xff;
-			intf[n].bInterfaceSubClass = d ? d->bInterfaceSubClass : 0;
-			intf[n].bInterfaceProtocol = d ? d->bInterfaceProtocol : 0;
-			n++;
+	info->idVendor = USB_LE16_TO_CPU(d.idVendor);
+	info->idProduct = USB_LE16_TO_CPU(d.idProduct);
+	info->bcdDevice = USB_LE16_TO_CPU(d.bcdDevice);
+	info->bDeviceClass = d.bDeviceClass;
+	info->bDeviceSubClass = d.bDeviceSubClass;
+	info->bDeviceProtocol = d.bDeviceProtocol;
+	info->bNumConfigurations = d.bNumConfigurations;
+	count = usb_gadget_interface_classes(&dev->gadget,
+					     shown_index(&dev->gadget, dev->last_config), speed, &ci);
+	n = 0;
+	if (count >= 0) {
+		info->bConfigurationValue = ci.bConfigurationValue;
+		for (; n < count && (unsigned)n < max; n++) {
+			intf[n].bInterfaceClass = ci.intf[n].bInterfaceClass;
+			intf[n].bInterfaceSubClass = ci.intf[n].bInterfaceSubClass;
+			intf[n].bInterfaceProtocol = ci.intf[n].bInterfaceProtocol;
 		}
 	}
 	info->bNumInterfaces = (uint8_t)n;

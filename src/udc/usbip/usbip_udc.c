@@ -199,17 +199,14 @@ static int ep_dequeue(struct usb_ep *uep, struct usb_request *req)
 	return rc;
 }
 
-static int ep_set_halt(struct usb_ep *uep, int value)
+static int ep_set_halt(struct usb_ep *uep, enum usb_ep_halt_value value)
 {
 	struct usbip__ep *ep = to_ep(uep);
 	struct usbip__dev *dev = ep->dev;
 	int rc;
 
 	pthread_mutex_lock(&dev->lock);
-	/* 1: a function's halt (refused with IN data queued); 2: the host's
-	 * SET_FEATURE(ENDPOINT_HALT), never refused. */
-	rc = udcx__ep_set_halt(&ep->x, value <= 0 ? UDCX_HALT_CLEAR :
-				       value == 1 ? UDCX_HALT_SET : UDCX_HALT_FORCE, &dev->done);
+	rc = udcx__ep_set_halt(&ep->x, value, &dev->done);
 	kick_locked(dev);
 	pthread_mutex_unlock(&dev->lock);
 	return rc;
@@ -266,17 +263,10 @@ uint32_t usbip__dev_devid(const struct usbip__dev *dev)
 
 enum usb_device_speed usbip__dev_speed(struct usbip__dev *dev)
 {
-	const struct usb_composite_dev *cdev = get_gadget_data(&dev->gadget);
-	enum usb_device_speed speed = dev->server->cfg.speed;
-
-	/* As the kernel's UDC core does: never faster than the driver can go
-	 * (a high-speed-only driver on a SuperSpeed server enumerates at high
-	 * speed, with its 64-byte ep0). */
-	if (cdev && cdev->driver && cdev->driver->max_speed != USB_SPEED_UNKNOWN &&
-	    cdev->driver->max_speed < speed)
-		speed = cdev->driver->max_speed < USB_SPEED_FULL ? USB_SPEED_FULL
-								 : cdev->driver->max_speed;
-	return speed;
+	/* gadget.max_speed is the server's speed; the core caps it by the
+	 * driver's (a high-speed-only driver on a SuperSpeed server enumerates
+	 * at high speed, with its 64-byte ep0). */
+	return usb_gadget_max_speed(&dev->gadget);
 }
 
 int usbip__dev_create(struct usbip_server *srv, unsigned index, struct usbip__dev **out)
@@ -455,8 +445,7 @@ static void collect_urbs(struct list_head *urbs, struct list_head *out)
 /* Tell the program when the host (un)configures the device. */
 static void report_state(struct usbip__dev *dev)
 {
-	struct usb_composite_dev *cdev = get_gadget_data(&dev->gadget);
-	unsigned config = cdev && cdev->config ? cdev->config->bConfigurationValue : 0;
+	unsigned config = usb_gadget_config_value(&dev->gadget);
 	char msg[64];
 
 	if (config == dev->last_config)
