@@ -254,6 +254,11 @@ g_gadget_start() {
     ours)
         g_ours_start mass_storage "$@"
         BUSID=1-1 ;;
+    article)
+        # The seed article's driver as printed, run by the module runner;
+        # removable=1 as the article's host log shows a removable disk.
+        g_ours_start g_my_mass_storage removable=1 "$@"
+        BUSID=1-1 ;;
     vudc)
         g_kmsf_create "$@"
         g_mod usbip-vudc
@@ -316,7 +321,7 @@ g_detach() {
 # g_gadget_stop: stop the gadget side (ours: SIGINT, exit status 0).
 g_gadget_stop() {
     case "$PROVIDER" in
-    ours) g_ours_stop INT ;;
+    ours|article) g_ours_stop INT ;;
     vudc)
         g_usbipd_stop
         g_kgadget_remove ;;

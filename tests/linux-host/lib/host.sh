@@ -9,6 +9,7 @@
 #   LH_WORKDIR       parent of the per-case work folders
 #   LH_CACHE         initramfs cache folder (see build-initramfs.sh)
 #   LH_MASS_STORAGE  examples/mass_storage binary, for provider "ours"
+#   LH_ARTICLE       tests/article's g_my_mass_storage, for provider "article"
 #   LH_KEEP=1        keep the images of a passing case too
 #   LH_REQUIRE=1     missing qemu/kernel fail the case instead of skipping
 
@@ -71,6 +72,11 @@ h_guest() {
         [ -x "$_ours" ] ||
             lh_fail "no executable for provider ours (LH_MASS_STORAGE / LH_GADGET_ZERO)"
         _bins="$_bins --bin $_ours"
+    fi
+    if [ "$_prov" = article ]; then
+        [ -x "${LH_ARTICLE:-}" ] ||
+            lh_fail "no executable for provider article (LH_ARTICLE)"
+        _bins="$_bins --bin $LH_ARTICLE"
     fi
     # $_bins holds no spaces other than separators (build-tree paths).
     # shellcheck disable=SC2086
