@@ -108,6 +108,16 @@ struct usb_configuration *composite__find_config(struct usb_composite_dev *cdev,
 	return NULL;
 }
 
+struct usb_configuration *composite__config_at(struct usb_composite_dev *cdev, unsigned index)
+{
+	struct usb_configuration *c;
+
+	list_for_each_entry_t(c, &cdev->configs, struct usb_configuration, list)
+		if (index-- == 0)
+			return c;
+	return NULL;
+}
+
 unsigned composite__count_configs(const struct usb_composite_dev *cdev)
 {
 	const struct list_head *pos;

@@ -79,6 +79,8 @@ struct usb_configuration *composite__find_config(struct usb_composite_dev *cdev,
 
 /* Number of configurations. */
 unsigned composite__count_configs(const struct usb_composite_dev *cdev);
+/* The configuration at @index (0-based, list order), or NULL. */
+struct usb_configuration *composite__config_at(struct usb_composite_dev *cdev, unsigned index);
 
 /* ---- descriptors.c ---------------------------------------------------- */
 

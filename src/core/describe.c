@@ -53,16 +53,6 @@ int usb_gadget_config_count(struct usb_gadget *gadget)
 	return cdev ? (int)composite__count_configs(cdev) : -USB_ENODEV;
 }
 
-static struct usb_configuration *config_at(struct usb_composite_dev *cdev, unsigned index)
-{
-	struct usb_configuration *c;
-
-	list_for_each_entry_t(c, &cdev->configs, struct usb_configuration, list)
-		if (index-- == 0)
-			return c;
-	return NULL;
-}
-
 int usb_gadget_config_index(struct usb_gadget *gadget, unsigned value)
 {
 	struct usb_composite_dev *cdev = bound(gadget);
@@ -87,7 +77,7 @@ int usb_gadget_config_descriptor(struct usb_gadget *gadget, unsigned index,
 
 	if (!cdev)
 		return -USB_ENODEV;
-	c = config_at(cdev, index);
+	c = composite__config_at(cdev, index);
 	if (!c)
 		return -USB_ENOENT;
 	return composite__config_desc(cdev, c, speed, USB_DT_CONFIG, buf, cap);
@@ -116,7 +106,7 @@ int usb_gadget_interface_classes(struct usb_gadget *gadget, unsigned index,
 
 	if (!cdev)
 		return -USB_ENODEV;
-	c = config_at(cdev, index);
+	c = composite__config_at(cdev, index);
 	if (!c)
 		return -USB_ENOENT;
 	memset(out, 0, sizeof(*out));

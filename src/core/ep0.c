@@ -76,16 +76,6 @@ static struct usb_function *request_intf(struct usb_composite_dev *cdev, uint16_
 
 /* ---- GET_DESCRIPTOR ------------------------------------------------------ */
 
-static struct usb_configuration *config_by_index(struct usb_composite_dev *cdev, unsigned i)
-{
-	struct usb_configuration *c;
-
-	list_for_each_entry_t(c, &cdev->configs, struct usb_configuration, list)
-		if (i-- == 0)
-			return c;
-	return NULL;
-}
-
 static int get_descriptor(struct usb_composite_dev *cdev, struct setup *s)
 {
 	uint8_t *buf = cdev->ep0_buf;
@@ -106,7 +96,7 @@ static int get_descriptor(struct usb_composite_dev *cdev, struct setup *s)
 			return -USB_EPIPE;
 		return composite__device_desc(cdev, buf, USB_COMP_EP0_BUFSIZ);
 	case USB_DT_CONFIG:
-		c = config_by_index(cdev, index);
+		c = composite__config_at(cdev, index);
 		if (!c)
 			return -USB_EPIPE;
 		return composite__config_desc(cdev, c, speed, USB_DT_CONFIG, buf,
@@ -114,7 +104,7 @@ static int get_descriptor(struct usb_composite_dev *cdev, struct setup *s)
 	case USB_DT_OTHER_SPEED_CONFIG:
 		if (!composite__dualspeed(cdev) || speed >= USB_SPEED_SUPER)
 			return -USB_EPIPE;
-		c = config_by_index(cdev, index);
+		c = composite__config_at(cdev, index);
 		if (!c)
 			return -USB_EPIPE;
 		return composite__config_desc(cdev, c,

@@ -125,6 +125,18 @@ static const struct usb_device_descriptor msg_device_desc = {
 	.idProduct = USB_CPU_TO_LE16(0xa4a5),
 };
 
+/* The bulk endpoint addresses of a configuration descriptor set. */
+static void find_bulk_eps(struct msf_fx *fx, const uint8_t *desc, int len)
+{
+	for (int off = 0; off + 2 <= len && desc[off] >= 2; off += desc[off])
+		if (desc[off + 1] == USB_DT_ENDPOINT) {
+			if (desc[off + 2] & USB_DIR_IN)
+				fx->ep_in = desc[off + 2];
+			else
+				fx->ep_out = desc[off + 2];
+		}
+}
+
 static void run_article_gadget(int signo)
 {
 	static const uint8_t tur[6] = { 0 };
@@ -162,13 +174,7 @@ static void run_article_gadget(int signo)
 	fx.h = h;
 	len = usb_loopback_host_enumerate(h, USB_SPEED_HIGH, 1, NULL, desc, sizeof(desc), MSF_TMO);
 	assert_true(len > 0);
-	for (int off = 0; off + 2 <= len && desc[off] >= 2; off += desc[off])
-		if (desc[off + 1] == USB_DT_ENDPOINT) {
-			if (desc[off + 2] & USB_DIR_IN)
-				fx.ep_in = desc[off + 2];
-			else
-				fx.ep_out = desc[off + 2];
-		}
+	find_bulk_eps(&fx, desc, len);
 	assert_int_equal(msf_fx_cmd(&fx, 0, tur, 6, false, NULL, 0, NULL, NULL), 1);
 	assert_int_equal(msf_fx_cmd(&fx, 0, tur, 6, false, NULL, 0, NULL, NULL), 0);
 
@@ -270,13 +276,7 @@ static void run_235_once(const char *path)
 	assert_true(len > 0);
 	assert_int_equal(dev.bMaxPacketSize0, 64);	/* filled at high speed */
 	assert_int_equal(dev.bNumConfigurations, 1);
-	for (int off = 0; off + 2 <= len && desc[off] >= 2; off += desc[off])
-		if (desc[off + 1] == USB_DT_ENDPOINT) {
-			if (desc[off + 2] & USB_DIR_IN)
-				fx.ep_in = desc[off + 2];
-			else
-				fx.ep_out = desc[off + 2];
-		}
+	find_bulk_eps(&fx, desc, len);
 	assert_int_equal(msf_fx_cmd(&fx, 0, tur, 6, false, NULL, 0, NULL, NULL), 1);
 
 	assert_int_equal(kill(getpid(), SIGTERM), 0);

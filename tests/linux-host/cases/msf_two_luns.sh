@@ -30,19 +30,23 @@ guest_main() {
     g_attach
     g_wait_block sda
     g_wait_block sdb
-    lh_log "sda: $(g_sectors sda) sectors, sdb: $(g_sectors sdb) sectors"
-    # LUN 0 is scanned first; check by SCSI address rather than assume.
-    _lun_a=$(basename "$(readlink /sys/class/block/sda/device)")
-    _lun_b=$(basename "$(readlink /sys/class/block/sdb/device)")
-    case "$_lun_a/$_lun_b" in
-    *:0/*:1) ;;
-    *) lh_fail "sda/sdb are SCSI $_lun_a/$_lun_b, expected LUN 0/LUN 1" ;;
-    esac
-    [ "$(g_sectors sda)" = 65536 ] || lh_fail "LUN 0 is not 32 MiB"
-    [ "$(g_sectors sdb)" = 32768 ] || lh_fail "LUN 1 is not 16 MiB"
-    g_write_pattern sdb /host/pattern.bin 2
-    g_disk_exercise sda /host/payload
-    g_check_pattern sdb /host/pattern.bin 2
+    # sd names disks as their probes finish, which is asynchronous: under
+    # load LUN 1 can become sda. Map the names by SCSI address instead.
+    _d0= _d1=
+    for _d in sda sdb; do
+        case "$(basename "$(readlink /sys/class/block/$_d/device)")" in
+        *:0) _d0=$_d ;;
+        *:1) _d1=$_d ;;
+        esac
+    done
+    [ -n "$_d0" ] && [ -n "$_d1" ] ||
+        lh_fail "sda/sdb are not SCSI LUN 0 and LUN 1 of one target"
+    lh_log "LUN 0: $_d0 ($(g_sectors $_d0) sectors), LUN 1: $_d1 ($(g_sectors $_d1) sectors)"
+    [ "$(g_sectors $_d0)" = 65536 ] || lh_fail "LUN 0 is not 32 MiB"
+    [ "$(g_sectors $_d1)" = 32768 ] || lh_fail "LUN 1 is not 16 MiB"
+    g_write_pattern $_d1 /host/pattern.bin 2
+    g_disk_exercise $_d0 /host/payload
+    g_check_pattern $_d1 /host/pattern.bin 2
     g_detach
     g_gadget_stop
     g_unstage a.img b.img
