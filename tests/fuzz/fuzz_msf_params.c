@@ -4,7 +4,8 @@
  * type: the input, split at NUL bytes, is an argument vector. What must
  * hold besides ASan/UBSan: -USB_EINVAL comes with a message; otherwise the
  * arguments left are those not taken, in their order, none of them a
- * known key=; counts and strings stay within their arrays; and
+ * known key=; counts stay within their arrays, and values point into the
+ * arguments; and
  * fsg_config_from_params() gives 1..FSG_MAX_LUNS LUNs.
  */
 #include <stddef.h>
@@ -31,6 +32,15 @@ static int is_known_key(const char *arg)
 		if (strlen(keys[k]) == (size_t)(eq - arg) && !strncmp(arg, keys[k], (size_t)(eq - arg)))
 			return 1;
 	return 0;
+}
+
+/* A value the parser set lies inside the argument strings (it points
+ * into them, not into a copy); one it did not set stays NULL. */
+static int points_into(const char *value, const char *args, size_t size, int given)
+{
+	if (!value)
+		return 1;
+	return given && value >= args && value <= args + size;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -73,8 +83,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	      p.nofua_count <= FSG_MAX_LUNS && p.inquiry_string_count <= FSG_MAX_LUNS);
 	CHECK(p.luns <= FSG_MAX_LUNS);
 	for (unsigned i = 0; i < FSG_MAX_LUNS; i++) {
-		CHECK(memchr(p.file[i], '\0', sizeof(p.file[i])) != NULL);
-		CHECK(memchr(p.inquiry_string[i], '\0', sizeof(p.inquiry_string[i])) != NULL);
+		CHECK(points_into(p.file[i], copy, size, i < p.file_count));
+		CHECK(points_into(p.inquiry_string[i], copy, size, i < p.inquiry_string_count));
 	}
 	fsg_config_from_params(&cfg, &p);
 	CHECK(cfg.nluns >= 1 && cfg.nluns <= FSG_MAX_LUNS);
