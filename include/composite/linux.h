@@ -130,9 +130,21 @@ static inline bool test_and_clear_bit(unsigned long nr, volatile unsigned long *
 #define COMPOSITE_PARAM_TYPE_long COMPOSITE_PARAM_LONG
 #define COMPOSITE_PARAM_TYPE_ulong COMPOSITE_PARAM_ULONG
 #define COMPOSITE_PARAM_TYPE_charp COMPOSITE_PARAM_CHARP
-#ifndef S_IRUGO	/* module_param() permissions (no sysfs: unused) */
-#define S_IRUGO 0444
+/* module_param() permissions (no sysfs: unused). The S_I* of POSIX come
+ * from <sys/stat.h> where there is one, so either include order works. */
+#if defined(__has_include)
+#if __has_include(<sys/stat.h>)
+#include <sys/stat.h>
+#endif
+#endif
+#ifndef S_IRUSR
+#define S_IRUSR 0400
 #define S_IWUSR 0200
+#define S_IRGRP 0040
+#define S_IROTH 0004
+#endif
+#ifndef S_IRUGO
+#define S_IRUGO (S_IRUSR | S_IRGRP | S_IROTH)
 #endif
 #define MODULE_PARM_DESC(name, text)
 #define MODULE_LICENSE(text)

@@ -7,7 +7,8 @@
  * speed=full|high|super, default high), starts the USB/IP server (busid
  * 1-1), calls the init function, prints the `usbip attach` line, and on
  * SIGINT/SIGTERM, or once the driver has unregistered itself, calls the
- * exit function and exits 0. An unknown parameter or a bad value: a
+ * exit function and exits 0. The host's connections and configurations
+ * are printed as they happen ("PROG: host connected (...)"). An unknown parameter or a bad value: a
  * message (listing the valid keys), exit 2; a failing init: exit 1.
  * POSIX: signals, stdio, nanosleep. Owns nothing but its own state.
  */
@@ -254,6 +255,31 @@ static int parse_args(struct server_args *sa, int argc, char **argv)
 	return 0;
 }
 
+/* The host's comings and goings, as a module's kernel log would show them
+ * (server thread). */
+static void on_event(void *ctx, const struct usbip_event *ev)
+{
+	(void)ctx;
+	switch (ev->type) {
+	case USBIP_EVENT_HOST_CONNECTED:
+		printf("%s: host connected (%s, %s)\n", prog, ev->peer, ev->busid);
+		break;
+	case USBIP_EVENT_CONFIGURED:
+		printf("%s: configured (configuration %u)\n", prog, ev->config);
+		break;
+	case USBIP_EVENT_UNCONFIGURED:
+		printf("%s: unconfigured\n", prog);
+		break;
+	case USBIP_EVENT_HOST_DISCONNECTED:
+		printf("%s: disconnected (%s)\n", prog, ev->peer);
+		break;
+	case USBIP_EVENT_PROTOCOL_ERROR:
+		printf("%s: %s\n", prog, ev->message);
+		break;
+	}
+	fflush(stdout);
+}
+
 static void print_attach_line(struct usbip_server *srv, const char *address)
 {
 	unsigned port = usbip_server_port(srv);
@@ -303,6 +329,7 @@ int main(int argc, char **argv)
 	cfg.address = sa.address;
 	cfg.port = (unsigned)sa.port;
 	cfg.speed = sa.speed;
+	cfg.event = on_event;
 	rc = usbip_server_create(&cfg, &srv);
 	if (rc < 0) {
 		fprintf(stderr, "%s: cannot serve on %s:%lu: %s\n", prog, sa.address, sa.port,
