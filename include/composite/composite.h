@@ -163,7 +163,8 @@ struct usb_configuration {
  *	configurations and functions are unbound.
  * @disconnect: optional, event context, after the functions are disabled.
  * @suspend, @resume: optional, event context.
- * @cdev: private to the core: the device while bound.
+ * @cdev: private to the core: the device while bound (a driver gets it
+ *	in @bind, or from its gadget with get_gadget_data()).
  */
 struct usb_composite_driver {
 	const char *name;
@@ -182,7 +183,7 @@ struct usb_composite_driver {
 	void (*suspend)(struct usb_composite_dev *cdev);
 	void (*resume)(struct usb_composite_dev *cdev);
 
-	struct usb_composite_dev *cdev;
+	struct usb_composite_dev *COMPOSITE_PRIVATE(cdev);
 };
 
 /**

@@ -100,7 +100,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			(void)fake_ep_complete(&dev.udc.eps[e % FAKE_MAX_EPS],
 					       e & 0x80 ? -USB_EPROTO : 0, 0);
 		} else if (op == 7) {
-			usb_composite_setup_continue(dev.driver.cdev);
+			usb_composite_setup_continue(get_gadget_data(&dev.udc.gadget));
 			/* The status it may have queued goes out now. */
 			if (fake_ep0_req(&dev.udc))
 				fake_ep0_complete(&dev.udc, 0, 0);

@@ -93,7 +93,7 @@ static void test_core_loopback_transcripts(void **state)
 			}
 		}
 		usb_loopback_host_destroy(h);	/* unbinds the driver */
-		assert_null(d.driver.cdev);
+		assert_null(get_gadget_data(&d.udc.gadget));
 		assert_int_equal(f.free_calls, 1);
 	}
 	assert_int_equal(failures, 0);
