@@ -921,7 +921,7 @@ static void test_loopback_host_worker_thread(void **state)
 }
 
 /* OUT queued by a worker while the host waits: the host thread moves the
- * bytes and gives the request back (loopback_udc.c's deferred path). */
+ * bytes and gives the request back (loopback_udc_posix.c's deferred path). */
 static void test_loopback_host_worker_out(void **state)
 {
 	struct fx *x = fx_up(false, USB_SPEED_HIGH);

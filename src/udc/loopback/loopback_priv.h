@@ -1,7 +1,7 @@
 /*
  * loopback_priv.h - private state of the loopback backend, shared by
- * loopback_udc.c (controller side: create/destroy, gadget and endpoint
- * ops) and loopback_host.c (host side: the usb_loopback_host_*() calls).
+ * loopback_udc_posix.c (controller side: create/destroy, gadget and endpoint
+ * ops) and loopback_host_posix.c (host side: the usb_loopback_host_*() calls).
  * Prototypes are grouped by the file that defines them.
  *
  * Locking: `lock` guards everything below it; `cond` is broadcast on every
@@ -49,7 +49,7 @@ struct usb_loopback_host {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	/* Bumped (lock held) with every broadcast of cond: a waiter polls it
-	 * with the lock dropped before sleeping (loopback_host.c). */
+	 * with the lock dropped before sleeping (loopback_host_posix.c). */
 	atomic_uint changes;
 	/* Threads waiting for the lock: a host thread moving data in
 	 * chunks lets them in between two chunks. */
@@ -72,7 +72,7 @@ struct usb_loopback_host {
 	struct usb_loopback_host_info info;
 };
 
-/* ---- loopback_udc.c ---------------------------------------------------- */
+/* ---- loopback_udc_posix.c ---------------------------------------------- */
 
 /*
  * Bytes the host thread copies under the lock in one go: a 64 KiB buffer

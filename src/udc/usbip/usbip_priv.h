@@ -5,12 +5,12 @@
  * Objects and owners:
  * - struct usbip_server (usbip_server_posix.c) owns the listening socket,
  *   the devices and the connections.
- * - struct usbip__dev (usbip_udc.c) is one exported device: the UDC (an
+ * - struct usbip__dev (usbip_udc_posix.c) is one exported device: the UDC (an
  *   embedded usb_gadget with ep0 and 30 data endpoints) and its lock.
  * - struct usbip__conn (usbip_conn_posix.c; its op phase in
  *   usbip_op_posix.c) is one TCP connection; once it imports a device its
  *   thread is that gadget's event context.
- * - struct usbip__urb (urb.c) is one submitted URB, owned by the
+ * - struct usbip__urb (urb_posix.c) is one submitted URB, owned by the
  *   connection; while pending it is a host transfer of the transfer
  *   engine (src/udc/common/xfer.h) on its endpoint.
  *
@@ -56,7 +56,7 @@ struct usbip__urb {
 };
 
 /*
- * A connection's unanswered URBs by seqnum (urb.c): a chained hash table
+ * A connection's unanswered URBs by seqnum (urb_posix.c): a chained hash table
  * whose multiplier is a per-connection secret, so that a client cannot
  * choose seqnums that pile into one bucket. Lookups are O(1) on average.
  */
@@ -132,11 +132,11 @@ void usbip__emit(struct usbip_server *srv, enum usbip_event_type type,
 int usbip__dev_describe(struct usbip__dev *dev, struct usbip_device_info *info,
 			struct usbip_interface_info *intf, unsigned max);
 
-/* usbip_udc.c */
+/* usbip_udc_posix.c */
 int usbip__dev_create(struct usbip_server *srv, unsigned index, struct usbip__dev **out);
 void usbip__dev_destroy(struct usbip__dev *dev);
 /* Claim @dev for @conn: 0, USB_ENODEV (not bound) or USB_EBUSY. Waits
- * (bounded, see usbip_udc.c) for a previous connection still letting go. */
+ * (bounded, see usbip_udc_posix.c) for a previous connection still letting go. */
 int usbip__dev_claim(struct usbip__dev *dev, struct usbip__conn *conn);
 void usbip__dev_release(struct usbip__dev *dev);
 struct usbip__ep *usbip__dev_ep(struct usbip__dev *dev, unsigned num, bool dir_in);
@@ -147,7 +147,7 @@ enum usb_device_speed usbip__dev_speed(struct usbip__dev *dev);
  * devnum, as OP_REP_IMPORT gave them. */
 uint32_t usbip__dev_devid(const struct usbip__dev *dev);
 
-/* usbip_udc.c: the event side, in the connection thread. */
+/* usbip_udc_posix.c: the event side, in the connection thread. */
 /* After an import: bus reset at the configured speed and the SET_ADDRESS
  * that vhci completes on the host. Return 0 or a negative error. */
 int usbip__dev_attach(struct usbip__dev *dev, unsigned devnum);
@@ -155,7 +155,7 @@ int usbip__dev_attach(struct usbip__dev *dev, unsigned devnum);
  * ops->stop is waiting), forget the URBs. */
 void usbip__dev_detach(struct usbip__dev *dev, struct list_head *done_urbs);
 
-/* urb.c: URBs against the engine, in the connection thread. */
+/* urb_posix.c: URBs against the engine, in the connection thread. */
 /* A new URB for CMD_SUBMIT @h with a buffer of transfer_buffer_length
  * (already bounded by the caller). NULL when out of memory. */
 struct usbip__urb *usbip__urb_new(const struct usbip_header *h, bool is_iso);

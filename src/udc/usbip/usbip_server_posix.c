@@ -6,7 +6,7 @@
  * logging and events, and the device records of OP_REP_DEVLIST /
  * OP_REP_IMPORT.
  *
- * Owns struct usbip_server, its devices (usbip_udc.c) and the list of
+ * Owns struct usbip_server, its devices (usbip_udc_posix.c) and the list of
  * connections (usbip_conn_posix.c), which it joins; sets a connection's
  * op-phase fields before its thread starts and only CASes op_state after
  * (usbip_priv.h). Reads a bound composite device's descriptors (under the

@@ -1,5 +1,5 @@
 /*
- * urb.c - USB/IP URBs as host transfers of the transfer engine
+ * urb_posix.c - USB/IP URBs as host transfers of the transfer engine
  * (src/udc/common/xfer.h): creation from a CMD_SUBMIT, submission to the
  * endpoint it names, unlink; and the table that finds a connection's
  * unanswered URBs by seqnum.

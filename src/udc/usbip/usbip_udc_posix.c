@@ -1,5 +1,5 @@
 /*
- * usbip_udc.c - one exported device as a UDC: the gadget and endpoint ops
+ * usbip_udc_posix.c - one exported device as a UDC: the gadget and endpoint ops
  * the core calls (udc.h), and the event side the connection thread drives
  * (attach, processing what the transfer engine finished, detach).
  *

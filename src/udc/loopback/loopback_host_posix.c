@@ -1,5 +1,5 @@
 /*
- * loopback_host.c - the host side of the loopback backend: the calls of
+ * loopback_host_posix.c - the host side of the loopback backend: the calls of
  * composite/loopback_host.h that reset the bus, run control transfers and
  * move data. The calling thread is the gadget's event context: it calls
  * usb_gadget_setup()/usb_gadget_event() and gives requests back, always

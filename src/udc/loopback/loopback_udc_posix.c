@@ -1,5 +1,5 @@
 /*
- * loopback_udc.c - the controller side of the loopback backend: creating
+ * loopback_udc_posix.c - the controller side of the loopback backend: creating
  * and registering the simulated UDC, its gadget and endpoint ops, and the
  * event-context plumbing the host side uses (loopback_priv.h).
  *
