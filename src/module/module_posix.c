@@ -8,8 +8,9 @@
  * 1-1), calls the init function, prints the `usbip attach` line, and on
  * SIGINT/SIGTERM, or once the driver has unregistered itself, calls the
  * exit function and exits 0. The host's connections and configurations
- * are printed as they happen ("PROG: host connected (...)"). An unknown parameter or a bad value: a
- * message (listing the valid keys), exit 2; a failing init: exit 1.
+ * are printed as they happen ("PROG: host connected (...)"). An unknown
+ * parameter or a bad value: a message (listing the valid keys), exit 2;
+ * a failing init: exit 1.
  * POSIX: signals, stdio, nanosleep. Owns nothing but its own state.
  */
 #define _POSIX_C_SOURCE 200809L

@@ -50,9 +50,9 @@ static void test_core_composite_probe_args(void **state)
 	d.driver.udc_name = "fake.0";
 	assert_int_equal(usb_composite_probe(&d.driver), 0);
 	assert_int_equal(d.udc.start_calls, 1);
-	assert_ptr_equal(get_gadget_data(&d.udc.gadget), get_gadget_data(&d.udc.gadget));
-	assert_non_null(get_gadget_data(&d.udc.gadget)->req);
-	assert_non_null(get_gadget_data(&d.udc.gadget)->req->buf);
+	assert_ptr_equal(get_gadget_data(&d.udc.gadget), d.cdev);
+	assert_non_null(d.cdev->req);
+	assert_non_null(d.cdev->req->buf);
 	assert_int_equal(usb_composite_probe(&d.driver), -USB_EBUSY);
 	tdev_stop(&d);
 	assert_int_equal(d.udc.stop_calls, 1);
@@ -86,9 +86,9 @@ static void test_core_composite_bind_by_name_or_first_free(void **state)
 	/* b's driver binds by name to fake.1; a's takes the first free. */
 	b.driver.udc_name = "fake.1";
 	assert_int_equal(usb_composite_probe(&b.driver), 0);
-	assert_ptr_equal(get_gadget_data(&b.udc.gadget)->gadget, &b.udc.gadget);
+	assert_ptr_equal(b.cdev->gadget, &b.udc.gadget);
 	assert_int_equal(usb_composite_probe(&a.driver), 0);
-	assert_ptr_equal(get_gadget_data(&a.udc.gadget)->gadget, &a.udc.gadget);
+	assert_ptr_equal(a.cdev->gadget, &a.udc.gadget);
 	/* Both taken: a third driver finds no free UDC. */
 	{
 		static struct tdev c;
@@ -239,11 +239,11 @@ static void test_core_composite_function_mandatory_ops(void **state)
 		struct usb_configuration c0 = { .label = "zero" }, dup = { .bConfigurationValue = 1 };
 		struct usb_configuration nob = { .bConfigurationValue = 7 };
 
-		assert_int_equal(usb_add_config(get_gadget_data(&d.udc.gadget), &c0, d.cfg[0].bind), -USB_EINVAL);
+		assert_int_equal(usb_add_config(d.cdev, &c0, d.cfg[0].bind), -USB_EINVAL);
 		c0.bind = NULL;
-		assert_int_equal(usb_add_config_only(get_gadget_data(&d.udc.gadget), &c0), -USB_EINVAL);
-		assert_int_equal(usb_add_config_only(get_gadget_data(&d.udc.gadget), &dup), -USB_EINVAL);
-		assert_int_equal(usb_add_config(get_gadget_data(&d.udc.gadget), &nob, NULL), -USB_EINVAL);
+		assert_int_equal(usb_add_config_only(d.cdev, &c0), -USB_EINVAL);
+		assert_int_equal(usb_add_config_only(d.cdev, &dup), -USB_EINVAL);
+		assert_int_equal(usb_add_config(d.cdev, &nob, NULL), -USB_EINVAL);
 	}
 	tdev_stop(&d);
 }
@@ -423,7 +423,7 @@ static void test_core_composite_delayed_status(void **state)
 	tdev_init(&d, USB_SPEED_HIGH, 0x0200, &f1);
 	d.funcs[0][1] = &f2;
 	assert_int_equal(tdev_start(&d), 0);
-	cdev = get_gadget_data(&d.udc.gadget);
+	cdev = d.cdev;
 	assert_int_equal(tdev_enumerate(&d, USB_SPEED_HIGH, 0), 0);
 	/* Two functions delay: the status waits for both. */
 	assert_int_equal(fake_ctrl(&d.udc, 0, 9, 1, 0, 0, NULL, 0), FAKE_PENDING);
@@ -505,11 +505,11 @@ static void test_core_composite_bus_events(void **state)
 	assert_int_equal(d.udc.gadget.state, USB_STATE_CONFIGURED);
 
 	usb_gadget_event(&d.udc.gadget, USB_GADGET_EVENT_SUSPEND);
-	assert_true(get_gadget_data(&d.udc.gadget)->suspended);
+	assert_true(d.cdev->suspended);
 	assert_int_equal(f.suspend_calls, 1);
 	assert_int_equal(d.suspend_calls, 1);
 	usb_gadget_event(&d.udc.gadget, USB_GADGET_EVENT_RESUME);
-	assert_false(get_gadget_data(&d.udc.gadget)->suspended);
+	assert_false(d.cdev->suspended);
 	assert_int_equal(f.resume_calls, 1);
 	assert_int_equal(d.resume_calls, 1);
 	usb_gadget_event(&d.udc.gadget, USB_GADGET_EVENT_RESUME);	/* not suspended */
@@ -520,7 +520,7 @@ static void test_core_composite_bus_events(void **state)
 	fake_udc_reset(&d.udc, USB_SPEED_FULL);
 	assert_int_equal(f.disable_calls, 1);
 	assert_false(f.in->enabled);
-	assert_null(get_gadget_data(&d.udc.gadget)->config);
+	assert_null(d.cdev->config);
 	assert_int_equal(d.udc.gadget.state, USB_STATE_DEFAULT);
 	assert_int_equal(d.disconnect_calls, 1);
 	/* Enumerate again at full speed; then disconnect. */
@@ -581,7 +581,7 @@ static void test_core_composite_remove_function(void **state)
 	usb_remove_function(&d.cfg[0], &f2.func);	/* not there: ignored */
 	assert_int_equal(f2.unbind_calls, 1);
 	/* Removing the active configuration unconfigures the device. */
-	usb_remove_config(get_gadget_data(&d.udc.gadget), &d.cfg[0]);
+	usb_remove_config(d.cdev, &d.cfg[0]);
 	assert_int_equal(f1.disable_calls, 1);
 	assert_int_equal(d.udc.gadget.state, USB_STATE_ADDRESS);
 	assert_int_equal(d.cfg_unbind_calls, 1);

@@ -83,7 +83,7 @@ static void test_core_ids_strings_exhaust(void **state)
 	tfunc_init(&f, "s");
 	tdev_init(&d, USB_SPEED_HIGH, 0x0200, &f);
 	assert_int_equal(tdev_start(&d), 0);
-	cdev = get_gadget_data(&d.udc.gadget);
+	cdev = d.cdev;
 	/* Maker 1, Thing 2, s 3. */
 	assert_int_equal(usb_string_id(cdev), 4);
 	first = usb_string_ids_n(cdev, 10);

@@ -316,6 +316,13 @@ static int fx_config_bind(struct usb_configuration *c)
 	return usb_add_function(c, &current_fx->t.func);
 }
 
+/* The device bound to @x's gadget, or NULL (what a driver outside the
+ * core sees: the gadget's data). */
+static struct usb_composite_dev *fx_cdev(struct fx *x)
+{
+	return get_gadget_data(usb_loopback_host_gadget(x->h));
+}
+
 static int fx_driver_bind(struct usb_composite_dev *cdev)
 {
 	return usb_add_config(cdev, &current_fx->config, fx_config_bind);
@@ -599,7 +606,7 @@ static void *continue_later(void *arg)
 	struct continuer *c = arg;
 
 	sleep_ms(c->delay_ms);
-	usb_composite_setup_continue(get_gadget_data(usb_loopback_host_gadget(c->x->h)));
+	usb_composite_setup_continue(fx_cdev(c->x));
 	return NULL;
 }
 
@@ -618,7 +625,7 @@ static void test_loopback_host_delayed_status(void **state)
 	/* Never continued: the host gives up, bounded. */
 	assert_int_equal(vendor(x, false, VREQ_DELAY, 0, 0, NULL, 100), -USB_ETIMEDOUT);
 	/* A late continue is discarded at the next SETUP; ep0 still works. */
-	usb_composite_setup_continue(get_gadget_data(usb_loopback_host_gadget(x->h)));
+	usb_composite_setup_continue(fx_cdev(x));
 	assert_int_equal(vendor(x, true, VREQ_IN, 8, 8, buf, TMO), 8);
 	assert_int_equal(buf[7], pat(7));
 	fx_free(x);
@@ -1019,9 +1026,9 @@ static void test_loopback_host_suspend_resume_info(void **state)
 
 	(void)state;
 	assert_int_equal(usb_loopback_host_suspend(x->h), 0);
-	assert_int_equal(get_gadget_data(usb_loopback_host_gadget(x->h))->suspended, 1);
+	assert_int_equal(fx_cdev(x)->suspended, 1);
 	assert_int_equal(usb_loopback_host_resume(x->h), 0);
-	assert_int_equal(get_gadget_data(usb_loopback_host_gadget(x->h))->suspended, 0);
+	assert_int_equal(fx_cdev(x)->suspended, 0);
 	usb_loopback_host_info(x->h, &info);
 	assert_int_equal(info.vbus_mA, 100);
 	assert_int_equal(info.pullup, 1);
@@ -1092,7 +1099,7 @@ static void test_loopback_host_destroy_bound(void **state)
 	usb_loopback_host_free(x->h, a);
 	usb_loopback_host_destroy(x->h);
 	x->h = NULL;
-	assert_null(get_gadget_data(usb_loopback_host_gadget(x->h)));
+	assert_null(fx_cdev(x));
 	assert_int_equal(x->t.disable_calls, 1);
 	assert_null(usb_udc_find("loopback.0"));
 	tf_fini(&x->t);
