@@ -248,9 +248,110 @@ static size_t concat(uint8_t *dst, uint8_t *const *bufs, const size_t *actuals, 
  * (the engine runs on each call), or everything queued without running
  * and then moved by udcx__ep_run_some() one packet's budget at a time.
  */
-enum drive { REQS_FIRST, URBS_FIRST, CHUNKED };
+enum drive { REQS_FIRST, URBS_FIRST, CHUNKED, GATHER, GATHER_TIGHT, STREAM, STREAM_LATE };
 
-static const char *const drive_name[] = { "requests first", "transfers first", "chunked" };
+static const char *const drive_name[] = {
+	"requests first", "transfers first", "chunked", "gather", "gather, 2 runs",
+	"streamed", "streamed, requests late"
+};
+
+#define NSEG 16
+
+/* A gathering transfer's bytes, into its own buffer (where its copied
+ * runs already are). */
+static void gather_materialize(struct udcx_urb *u)
+{
+	size_t off = 0;
+
+	for (size_t k = 0; k < u->seg_count; k++) {
+		memmove((uint8_t *)u->buf + off, u->segs[k].p, u->segs[k].len);
+		off += u->segs[k].len;
+	}
+	assert_int_equal(off, u->actual);
+}
+
+/* IN, gathering: requests first (GATHER) or transfers first
+ * (GATHER_TIGHT, two runs only: the rest is copied). Then the finished
+ * transfers are "sent" and released in order, and whatever still
+ * borrows (a pending transfer) gives its bytes up. */
+static void drive_gather(struct world *w, const struct xcase *c, enum drive drive,
+			 struct udcx_seg (*segs)[NSEG])
+{
+	unsigned i;
+
+	for (i = 0; i < c->nu; i++)
+		udcx__urb_set_gather(&w->urb[i], segs[i], drive == GATHER ? NSEG : 2);
+	if (drive == GATHER)
+		for (i = 0; i < c->nr; i++)
+			assert_int_equal(udcx__ep_queue(&w->ep, &w->req[i], &w->done), 0);
+	for (i = 0; i < c->nu; i++)
+		assert_int_equal(udcx__urb_submit(&w->ep, &w->urb[i], &w->done), 0);
+	if (drive != GATHER)
+		for (i = 0; i < c->nr; i++)
+			assert_int_equal(udcx__ep_queue(&w->ep, &w->req[i], &w->done), 0);
+	for (i = 0; i < c->nu; i++) {
+		if (w->urb[i].pending)
+			continue;
+		gather_materialize(&w->urb[i]);
+		udcx__urb_release(&w->urb[i], &w->done);
+	}
+	udcx__ep_unborrow(&w->ep, &w->done);
+	for (i = 0; i < c->nu; i++)
+		if (w->urb[i].pending)
+			gather_materialize(&w->urb[i]);
+}
+
+/* OUT, streamed: each transfer's bytes arrive in chunks of odd sizes
+ * through the window; STREAM_LATE queues the requests after the first
+ * chunk. The transfers' own buffers start zeroed, so bytes that do not
+ * go where the window said are lost and the data check fails. */
+static void drive_stream(struct world *w, const struct xcase *c, enum drive drive, unsigned mp)
+{
+	static const size_t chunks[] = { 1, 0, 3, 1, 0, 7, 2, 5 };	/* 0: mp - 1 */
+	uint8_t *src[MAXN];
+	size_t next = 0;
+	unsigned i;
+
+	for (i = 0; i < c->nu; i++) {
+		src[i] = malloc(c->u[i].len + 1);
+		assert_non_null(src[i]);
+		memcpy(src[i], w->ubuf[i], c->u[i].len);
+		memset(w->ubuf[i], 0, c->u[i].len);
+	}
+	if (drive == STREAM)
+		for (i = 0; i < c->nr; i++)
+			assert_int_equal(udcx__ep_queue(&w->ep, &w->req[i], &w->done), 0);
+	for (i = 0; i < c->nu; i++)
+		assert_int_equal(udcx__urb_submit_stream(&w->ep, &w->urb[i], &w->done), 0);
+	for (i = 0; i < c->nu; i++) {
+		struct udcx_urb *u = &w->urb[i];
+		uint8_t *dst;
+		size_t room;
+
+		while ((room = udcx__urb_rx_window(&w->ep, u, &dst)) > 0) {
+			size_t want = chunks[next++ % 8];
+			size_t n = want ? want * (next % 3 + 1) : mp - 1;
+
+			n = n < room ? n : room;
+			memcpy(dst, src[i] + u->arrived, n);
+			udcx__urb_rx_commit(&w->ep, u, n, &w->done);
+			if (drive == STREAM_LATE && i == 0 && u->arrived == n)
+				for (unsigned k = 0; k < c->nr; k++)
+					assert_int_equal(udcx__ep_queue(&w->ep, &w->req[k], &w->done), 0);
+		}
+	}
+	if (drive == STREAM_LATE && c->nu == 0)
+		for (i = 0; i < c->nr; i++)
+			assert_int_equal(udcx__ep_queue(&w->ep, &w->req[i], &w->done), 0);
+	/* A zero-length transfer had no chunk: queue them now. */
+	if (drive == STREAM_LATE && c->nu > 0 && c->u[0].len == 0)
+		for (i = 0; i < c->nr; i++)
+			assert_int_equal(udcx__ep_queue(&w->ep, &w->req[i], &w->done), 0);
+	for (i = 0; i < c->nu; i++) {
+		memcpy(w->ubuf[i], src[i], c->u[i].len);	/* for the data check */
+		free(src[i]);
+	}
+}
 
 /* Run @ep in budgets of @budget bytes until nothing is left to move. */
 static void run_in_chunks(struct udcx_ep *ep, struct udcx_done *done, size_t budget)
@@ -266,9 +367,14 @@ static void check_case(const struct xcase *c, unsigned mp, enum drive drive)
 	unsigned i;
 	char what[200];
 	bool reqs_first = drive != URBS_FIRST;
+	struct udcx_seg segs[MAXN][NSEG];
 
 	world_setup(&w, c, mp);
-	if (drive == CHUNKED) {
+	if (drive == GATHER || drive == GATHER_TIGHT) {
+		drive_gather(&w, c, drive, segs);
+	} else if (drive == STREAM || drive == STREAM_LATE) {
+		drive_stream(&w, c, drive, mp);
+	} else if (drive == CHUNKED) {
 		for (i = 0; i < c->nr; i++)
 			assert_int_equal(udcx__ep_queue_only(&w.ep, &w.req[i]), 0);
 		for (i = 0; i < c->nu; i++)
@@ -368,6 +474,13 @@ static void run_table(const struct xcase *t, size_t n, unsigned mp)
 		check_case(&t[i], mp, REQS_FIRST);
 		check_case(&t[i], mp, URBS_FIRST);
 		check_case(&t[i], mp, CHUNKED);
+		if (t[i].in) {
+			check_case(&t[i], mp, GATHER);
+			check_case(&t[i], mp, GATHER_TIGHT);
+		} else {
+			check_case(&t[i], mp, STREAM);
+			check_case(&t[i], mp, STREAM_LATE);
+		}
 	}
 }
 

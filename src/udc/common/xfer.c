@@ -127,6 +127,116 @@ static size_t budget_run(struct udcx_ep *ep, size_t run, size_t mp)
 	return run;
 }
 
+/* ---- zero copy: gathering IN, streamed OUT ---------------------------- */
+
+static void lend(struct udcx_ep *ep, struct udcx_urb *u)
+{
+	if (!u->lending) {
+		list_add_tail(&u->lend_node, &ep->lenders);
+		u->lending = true;
+	}
+}
+
+/*
+ * IN: @n bytes at @src (a request's) become @u's next bytes: copied into
+ * @u->buf, or for a gathering transfer recorded as a run (merged with the
+ * last one where contiguous). The last run is kept for copies, so a
+ * transfer out of runs goes on by copying into one run of its own buffer.
+ */
+static void in_put(struct udcx_ep *ep, struct udcx_urb *u, const uint8_t *src, size_t n)
+{
+	uint8_t *own = bytes_at(u->buf, u->actual);
+	struct udcx_seg *last = u->seg_count ? &u->segs[u->seg_count - 1] : NULL;
+
+	if (n == 0)
+		return;
+	if (u->segs && last && last->borrowed && last->p + last->len == src) {
+		last->len += n;
+		return;
+	}
+	if (u->segs && u->seg_count + 1 < u->seg_max) {
+		u->segs[u->seg_count++] = (struct udcx_seg){ src, n, true };
+		lend(ep, u);
+		return;
+	}
+	copy_bytes(own, src, n);
+	if (!u->segs)
+		return;
+	if (last && !last->borrowed && last->p + last->len == own)
+		last->len += n;
+	else
+		u->segs[u->seg_count++] = (struct udcx_seg){ own, n, false };
+}
+
+/* IN: @r is finished; a gathering transfer holds it while it uses its bytes. */
+static void in_req_finish(struct udcx_urb *u, struct udcx_req *r, struct udcx_done *done)
+{
+	r->req.status = 0;
+	list_move_tail(&r->node, u->segs ? &u->held : &done->reqs);
+}
+
+void udcx__urb_set_gather(struct udcx_urb *u, struct udcx_seg *segs, size_t max)
+{
+	u->segs = max ? segs : NULL;
+	u->seg_max = max;
+	u->seg_count = 0;
+}
+
+void udcx__urb_release(struct udcx_urb *u, struct udcx_done *done)
+{
+	if (u->lending) {
+		list_del_init(&u->lend_node);
+		u->lending = false;
+	}
+	splice_tail(&done->reqs, &u->held);
+}
+
+/* A gathering transfer's borrowed runs, copied into its own buffer. */
+static void gather_own(struct udcx_urb *u)
+{
+	size_t off = 0;
+
+	for (size_t i = 0; i < u->seg_count; i++) {
+		struct udcx_seg *sg = &u->segs[i];
+
+		if (sg->borrowed) {
+			copy_bytes(bytes_at(u->buf, off), sg->p, sg->len);
+			sg->p = bytes_at(u->buf, off);
+			sg->borrowed = false;
+		}
+		off += sg->len;
+	}
+}
+
+void udcx__ep_unborrow(struct udcx_ep *ep, struct udcx_done *done)
+{
+	struct udcx_urb *u = head_urb(ep);
+
+	if (u && u->stream) {
+		/* Received into the head request, not taken yet: bytes of a
+		 * packet in progress, which another request may take. */
+		if (u->actual < u->direct_end && u->arrived > u->actual)
+			copy_bytes(bytes_at(u->buf, u->actual),
+				   bytes_at(head_req(ep)->req.buf, head_req(ep)->req.actual),
+				   u->arrived - u->actual);
+		u->direct_end = u->actual;
+	}
+	while (!list_empty(&ep->lenders)) {
+		u = list_first_entry(&ep->lenders, struct udcx_urb, lend_node);
+		gather_own(u);
+		udcx__urb_release(u, done);
+	}
+}
+
+/* OUT: where bytes [u->actual, ...) of @u are for request @r: already in
+ * place (received straight into it), or in @u's own buffer. */
+static const uint8_t *out_src(const struct udcx_urb *u, struct udcx_req *r)
+{
+	if (u->actual < u->direct_end)
+		return bytes_at(r->req.buf, r->req.actual);
+	return bytes_at(u->buf, u->actual);
+}
+
 /* IN: does @r end with a zero-length packet after its data? */
 static bool in_needs_zlp(const struct udcx_req *r, size_t mp)
 {
@@ -155,12 +265,11 @@ static bool in_fill(struct udcx_ep *ep, struct udcx_urb *u, int *status,
 		if (run > 0) {
 			/* A run of full packets in one copy: none ends anything
 			 * but the request (when it needs no ZLP) or the transfer. */
-			copy_bytes(bytes_at(u->buf, u->actual),
-				   bytes_at(r->req.buf, r->req.actual), run);
+			in_put(ep, u, bytes_at(r->req.buf, r->req.actual), run);
 			u->actual += run;
 			r->req.actual += (unsigned)run;
 			if (r->req.actual == r->req.length && !in_needs_zlp(r, mp))
-				req_finish(r, 0, done);
+				in_req_finish(u, r, done);
 			if (u->actual == u->limit) {
 				*status = 0;
 				return true;
@@ -170,13 +279,12 @@ static bool in_fill(struct udcx_ep *ep, struct udcx_urb *u, int *status,
 		pkt = min_size(rem, mp);
 		n = min_size(pkt, room);
 
-		copy_bytes(bytes_at(u->buf, u->actual),
-			   bytes_at(r->req.buf, r->req.actual), n);
+		in_put(ep, u, bytes_at(r->req.buf, r->req.actual), n);
 		u->actual += n;
 		/* The device sent the whole packet, even if the host babbled. */
 		r->req.actual += (unsigned)pkt;
 		if (pkt == 0 || (r->req.actual == r->req.length && !in_needs_zlp(r, mp)))
-			req_finish(r, 0, done);
+			in_req_finish(u, r, done);
 
 		if (pkt > room) {
 			*status = -USB_EOVERFLOW;
@@ -217,19 +325,21 @@ static bool out_drain(struct udcx_ep *ep, struct udcx_urb *u, int *status,
 		      struct udcx_done *done)
 {
 	size_t mp = ep->maxpacket;
+	/* What has arrived: all of it, unless the transfer is streamed. */
+	size_t avail = min_size(u->arrived, u->limit);
 	struct udcx_req *r;
 
 	while (!out_all_taken(ep, u) && (r = head_req(ep)) != NULL) {
 		size_t room = (size_t)r->req.length - r->req.actual;
-		size_t run = min_size(u->limit - u->actual, room) / mp * mp;
+		size_t run = min_size(avail - u->actual, room) / mp * mp;
 		size_t pkt, n;
 
 		if (run > 0 && (run = budget_run(ep, run, mp)) == 0)
 			return false;
 		if (run > 0) {
-			/* A run of full packets that all fit: one copy. */
-			copy_bytes(bytes_at(r->req.buf, r->req.actual),
-				   bytes_at(u->buf, u->actual), run);
+			/* A run of full packets that all fit: one copy, or
+			 * none for bytes received in place. */
+			copy_bytes(bytes_at(r->req.buf, r->req.actual), out_src(u, r), run);
 			r->req.actual += (unsigned)run;
 			u->actual += run;
 			if (r->req.actual == r->req.length)
@@ -238,9 +348,10 @@ static bool out_drain(struct udcx_ep *ep, struct udcx_urb *u, int *status,
 		}
 		pkt = min_size(u->limit - u->actual, mp);
 		n = min_size(pkt, room);
+		if (u->actual + pkt > avail)
+			return false;	/* the packet is still arriving */
 
-		copy_bytes(bytes_at(r->req.buf, r->req.actual),
-			   bytes_at(u->buf, u->actual), n);
+		copy_bytes(bytes_at(r->req.buf, r->req.actual), out_src(u, r), n);
 		r->req.actual += (unsigned)n;
 		u->actual += pkt;
 		if (pkt == 0)
@@ -361,6 +472,7 @@ void udcx__ep_init(struct udcx_ep *ep, struct usb_ep *usb_ep, bool control,
 	ep->usb_ep = usb_ep;
 	INIT_LIST_HEAD(&ep->reqs);
 	INIT_LIST_HEAD(&ep->urbs);
+	INIT_LIST_HEAD(&ep->lenders);
 	ep->control = control;
 	ep->enabled = control;
 	ep->maxpacket = maxpacket ? maxpacket : 64;
@@ -439,8 +551,18 @@ bool udcx__ep_run_some(struct udcx_ep *ep, struct udcx_done *done, size_t budget
 
 int udcx__ep_dequeue(struct udcx_ep *ep, struct udcx_req *r, struct udcx_done *done)
 {
+	struct udcx_done given_up;
 	struct list_head *pos;
+	bool held = false;
 
+	udcx__done_init(&given_up);
+	udcx__ep_unborrow(ep, &given_up);
+	/* Held by a gathering transfer: finished, and just given up. */
+	list_for_each(pos, &given_up.reqs)
+		held = held || pos == &r->node;
+	udcx__done_splice(done, &given_up);
+	if (held)
+		return 0;
 	list_for_each(pos, &ep->reqs) {
 		if (pos == &r->node) {
 			req_finish(r, -USB_ECONNRESET, done);
@@ -476,6 +598,7 @@ void udcx__ep_flush_reqs(struct udcx_ep *ep, int status, struct udcx_done *done)
 {
 	struct udcx_req *r;
 
+	udcx__ep_unborrow(ep, done);
 	while ((r = head_req(ep)) != NULL)
 		req_finish(r, status, done);
 }
@@ -527,6 +650,8 @@ void udcx__urb_init(struct udcx_urb *u, void *buf, size_t length, unsigned flags
 	u->length = length;
 	u->flags = flags;
 	INIT_LIST_HEAD(&u->node);
+	INIT_LIST_HEAD(&u->held);
+	INIT_LIST_HEAD(&u->lend_node);
 }
 
 void udcx__urb_set_iso(struct udcx_urb *u, struct udcx_iso_packet *packets, size_t count)
@@ -562,6 +687,9 @@ static int urb_start(struct udcx_ep *ep, struct udcx_urb *u)
 	u->actual = 0;
 	u->limit = u->length;
 	u->zlp_done = false;
+	u->arrived = u->stream ? 0 : u->length;
+	u->direct_end = 0;
+	u->seg_count = 0;
 	u->status = -USB_EINPROGRESS;
 	u->pending = true;
 	list_add_tail(&u->node, &ep->urbs);
@@ -589,6 +717,55 @@ int udcx__urb_submit(struct udcx_ep *ep, struct udcx_urb *u, struct udcx_done *d
 	if (rc == 0 && u->pending)
 		udcx__ep_run(ep, done);
 	return rc;
+}
+
+int udcx__urb_submit_stream(struct udcx_ep *ep, struct udcx_urb *u, struct udcx_done *done)
+{
+	u->stream = true;	/* even on error: the window then says u->buf */
+	if (ep->is_in || u->iso)
+		return -USB_EINVAL;
+	/* As udcx__urb_submit(): nothing may move yet, except the ZLP that
+	 * is all of a zero-length transfer. */
+	return udcx__urb_submit(ep, u, done);
+}
+
+size_t udcx__urb_rx_window(struct udcx_ep *ep, struct udcx_urb *u, uint8_t **dst)
+{
+	size_t due = u->length - u->arrived;
+	size_t mp = ep->maxpacket;
+	struct udcx_req *r = head_req(ep);
+
+	*dst = bytes_at(u->buf, u->arrived);
+	if (due == 0 || !u->pending || head_urb(ep) != u || !r || !ep->enabled || ep->halted)
+		return due;
+	if (u->arrived < u->direct_end) {
+		/* Inside the window opened before: same request, further on. */
+		*dst = bytes_at(r->req.buf, r->req.actual + (u->arrived - u->actual));
+		return u->direct_end - u->arrived;
+	}
+	if (u->arrived == u->actual) {
+		/* Everything taken, so at a packet boundary: open a window
+		 * over the packets that fit the head request whole. */
+		size_t room = (size_t)r->req.length - r->req.actual;
+		size_t run = min_size(due, room) / mp * mp;
+
+		if (run == 0 && due < mp && due <= room)
+			run = due;	/* the last, short packet */
+		if (run > 0) {
+			u->direct_end = u->arrived + run;
+			*dst = bytes_at(r->req.buf, r->req.actual);
+			return run;
+		}
+	}
+	return due;
+}
+
+void udcx__urb_rx_commit(struct udcx_ep *ep, struct udcx_urb *u, size_t n,
+			 struct udcx_done *done)
+{
+	u->arrived += min_size(n, u->length - u->arrived);
+	if (u->pending)
+		udcx__ep_run(ep, done);
 }
 
 int udcx__urb_unlink(struct udcx_ep *ep, struct udcx_urb *u)

@@ -38,6 +38,18 @@
  * Errors and statuses are negated USB_E* values (-USB_EPIPE...), as
  * everywhere in the library's API (errors.h).
  *
+ * Zero copy (the USB/IP backend's bulk and interrupt transfers): an IN
+ * transfer may gather instead of copy (udcx__urb_set_gather()): it records
+ * where its bytes lie in the requests' buffers, and the requests it
+ * finishes are held (not put on done) until the caller has sent the bytes
+ * and calls udcx__urb_release(). An OUT transfer may be streamed
+ * (udcx__urb_submit_stream()): submitted before its bytes arrive, which
+ * the caller then writes where udcx__urb_rx_window() says, straight into
+ * the head request's buffer when the packets fit it. Whenever requests
+ * leave the queue any other way (dequeue, flush, disable), the bytes
+ * still borrowed from them are first copied into the transfers' own
+ * buffers, so no transfer ever points into a request given back.
+ *
  * Lists: while queued, a request is linked through udcx_req.node and a
  * host transfer through udcx_urb.node; once finished they are moved onto
  * the caller's udcx_done lists through the same node, which belongs to the
@@ -89,6 +101,16 @@ struct udcx_iso_packet {
 };
 
 /**
+ * struct udcx_seg - where a run of a gathering IN transfer's bytes lies:
+ * in a request's buffer (@borrowed) or in the transfer's own buffer.
+ */
+struct udcx_seg {
+	const uint8_t *p;
+	size_t len;
+	bool borrowed;
+};
+
+/**
  * struct udcx_urb - one host transfer.
  * @buf: host buffer: data to send (OUT) or room to receive (IN). Borrowed.
  * @length: bytes to send, or room in @buf.
@@ -115,6 +137,17 @@ struct udcx_urb {
 	struct udcx_iso_packet *iso;	/* udcx__urb_set_iso(), or NULL */
 	size_t iso_count;
 	size_t iso_next;	/* the next packet to serve */
+	/* gather (IN): the bytes, in order, as seg_count runs of segs */
+	struct udcx_seg *segs;	/* udcx__urb_set_gather(), or NULL */
+	size_t seg_max, seg_count;
+	struct list_head held;	/* finished requests whose bytes segs use */
+	struct list_head lend_node;	/* on ep->lenders while it borrows */
+	bool lending;
+	/* stream (OUT): bytes [0, arrived) are in; [actual, direct_end) of
+	 * them sit in the head request's buffer already, at its actual */
+	bool stream;
+	size_t arrived;
+	size_t direct_end;
 };
 
 /* What a call finished: requests to give back, host transfers to answer. */
@@ -132,6 +165,7 @@ struct udcx_ep {
 	struct usb_ep *usb_ep;
 	struct list_head reqs;
 	struct list_head urbs;
+	struct list_head lenders;	/* gathering transfers borrowing bytes */
 	unsigned maxpacket;
 	bool is_in;
 	bool enabled;
@@ -318,6 +352,62 @@ int udcx__urb_submit_only(struct udcx_ep *ep, struct udcx_urb *u, struct udcx_do
  * @ep (already finished, or never submitted there).
  */
 int udcx__urb_unlink(struct udcx_ep *ep, struct udcx_urb *u);
+
+/* ---- zero copy ----------------------------------------------------------- */
+
+/*
+ * Make IN transfer @u (after udcx__urb_init(), before submit) gather: up
+ * to @max runs (@segs, borrowed by @u until released) describe its bytes;
+ * past the last run but one they are copied into @u->buf, which must
+ * still have room for @u->length bytes. Requests @u finishes are held on
+ * @u->held, with their status, until udcx__urb_release(). Not for
+ * control or isochronous transfers.
+ */
+void udcx__urb_set_gather(struct udcx_urb *u, struct udcx_seg *segs, size_t max);
+
+/*
+ * The caller is done with @u's bytes (sent, or dropped with @u): the
+ * requests it held go onto @done->reqs, and @u borrows nothing any more.
+ * For a transfer that never gathered, nothing happens. Call it before
+ * freeing any gathering transfer the engine has seen, pending or not.
+ */
+void udcx__urb_release(struct udcx_urb *u, struct udcx_done *done);
+
+/*
+ * Copy every byte the transfers on @ep borrow from its requests into the
+ * transfers' own buffers and give up what they hold (onto @done->reqs):
+ * IN, every gathering transfer not yet released; OUT, the streamed
+ * transfer's bytes received into the head request but not yet taken.
+ * The engine calls it before requests leave the queue other than by
+ * finishing (dequeue, flush, disable); a backend may call it too.
+ */
+void udcx__ep_unborrow(struct udcx_ep *ep, struct udcx_done *done);
+
+/*
+ * Submit OUT transfer @u (non-control, not isochronous) before its bytes
+ * arrive: the caller delivers them in order through udcx__urb_rx_window()
+ * and udcx__urb_rx_commit(). Until all have arrived @u cannot complete
+ * except by a halt, a flush or an unlink; a caller still receiving its
+ * bytes then goes on writing them where the window says (its own buffer).
+ * Return and errors as udcx__urb_submit(), plus USB_EINVAL for an IN or
+ * isochronous transfer.
+ */
+int udcx__urb_submit_stream(struct udcx_ep *ep, struct udcx_urb *u, struct udcx_done *done);
+
+/*
+ * Where the next bytes of streamed transfer @u go (*@dst) and how many
+ * may go there at most (the return, > 0 while bytes are due; 0 once all
+ * have arrived): straight into the head request's buffer while @u is the
+ * oldest transfer on @ep and its next packets fit that request, else into
+ * @u->buf at the arrival offset. @u need not be pending (a submit that
+ * failed, or a transfer that ended early): its bytes then go to @u->buf.
+ * The window is valid until the lock the caller holds is dropped.
+ */
+size_t udcx__urb_rx_window(struct udcx_ep *ep, struct udcx_urb *u, uint8_t **dst);
+
+/* @n bytes (at most the window's) were written at the window: move them. */
+void udcx__urb_rx_commit(struct udcx_ep *ep, struct udcx_urb *u, size_t n,
+			 struct udcx_done *done);
 
 /* ---- control transfers (ep0) ------------------------------------------
  * A backend drives ep0 like this, all under its lock except the setup call:
