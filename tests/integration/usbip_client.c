@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 int uc_connect(unsigned port)
@@ -50,6 +51,36 @@ int uc_write_all(int fd, const void *buf, size_t len)
 		if (n <= 0)
 			return -1;
 		off += (size_t)n;
+	}
+	return 0;
+}
+
+/* Header and payload in one send, as vhci's tx thread sends a PDU (one
+ * kernel_sendmsg() of an iovec): the server sees them arrive together. */
+static int write_pdu(int fd, const uint8_t *hdr, size_t hlen, const void *data, size_t len)
+{
+	size_t off = 0, total = hlen + len;
+
+	while (off < total) {
+		struct iovec iov[2];
+		struct msghdr m;
+		int n = 0;
+		ssize_t w;
+
+		if (off < hlen)
+			iov[n++] = (struct iovec){ (void *)(hdr + off), hlen - off };
+		if (len)
+			iov[n++] = (struct iovec){ (uint8_t *)data + (off > hlen ? off - hlen : 0),
+						   off > hlen ? len - (off - hlen) : len };
+		memset(&m, 0, sizeof(m));
+		m.msg_iov = iov;
+		m.msg_iovlen = (size_t)n;
+		w = sendmsg(fd, &m, MSG_NOSIGNAL);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		off += (size_t)w;
 	}
 	return 0;
 }
@@ -216,9 +247,7 @@ uint32_t uc_submit(struct uc *c, unsigned ep, bool in, const uint8_t *setup,
 	if (setup)
 		memcpy(h.u.cmd_submit.setup, setup, 8);
 	usbip__encode_header(b, sizeof(b), &h);
-	if (uc_write_all(c->fd, b, sizeof(b)) < 0)
-		return 0;
-	if (!in && len && uc_write_all(c->fd, data, len) < 0)
+	if (write_pdu(c->fd, b, sizeof(b), data, in ? 0 : len) < 0)
 		return 0;
 	remember(c, h.seqnum, in, 0);
 	return h.seqnum;

@@ -138,6 +138,9 @@ struct xcase {
 	  R({ M + 10, EOVF }), R({ 2 * M, 0 }) }, \
 	{ "overflow, next request gets the rest", false, true, 2, R({ 10, 0 }, { M, 0 }), 1, \
 	  R({ 2 * M, 0 }), R({ 10, EOVF }, { M, 0 }), R({ 2 * M, 0 }) }, \
+	{ "overflow mid-transfer, next request gets the rest", false, true, 3, \
+	  R({ M + 10, 0 }, { M, 0 }, { M, 0 }), 1, R({ 3 * M, 0 }), \
+	  R({ M + 10, EOVF }, { M, 0 }, { 0, WAIT }), R({ 3 * M, 0 }) }, \
 	{ "transfer waits for a request", false, false, 0, R({ 0, 0 }), 1, R({ M, 0 }), \
 	  R({ 0, 0 }), R({ 0, WAIT }) }, \
 	{ "transfer waits for second request", false, false, 1, R({ M, 0 }), 1, \
@@ -325,15 +328,22 @@ static void drive_stream(struct world *w, const struct xcase *c, enum drive driv
 		assert_int_equal(udcx__urb_submit_stream(&w->ep, &w->urb[i], &w->done), 0);
 	for (i = 0; i < c->nu; i++) {
 		struct udcx_urb *u = &w->urb[i];
-		uint8_t *dst;
-		size_t room;
+		struct udcx_window win[4];
+		size_t nw;
 
-		while ((room = udcx__urb_rx_window(&w->ep, u, &dst)) > 0) {
+		/* STREAM scatters over up to 4 windows, STREAM_LATE uses one. */
+		while ((nw = udcx__urb_rx_windows(&w->ep, u, win, drive == STREAM ? 4 : 1)) > 0) {
 			size_t want = chunks[next++ % 8];
-			size_t n = want ? want * (next % 3 + 1) : mp - 1;
+			size_t n = want ? want * (next % 3 + 1) * (next % 5 == 0 ? mp : 1) : mp - 1;
+			size_t put = 0;
 
-			n = n < room ? n : room;
-			memcpy(dst, src[i] + u->arrived, n);
+			for (size_t k = 0; k < nw && put < n; k++) {
+				size_t m = n - put < win[k].len ? n - put : win[k].len;
+
+				memcpy(win[k].p, src[i] + u->arrived + put, m);
+				put += m;
+			}
+			n = put;
 			udcx__urb_rx_commit(&w->ep, u, n, &w->done);
 			if (drive == STREAM_LATE && i == 0 && u->arrived == n)
 				for (unsigned k = 0; k < c->nr; k++)

@@ -96,6 +96,77 @@ static void test_xfer_stream_lands_in_request(void **state)
 	free(z);
 }
 
+/* Deliver all of @u through scattered windows, @chunk bytes at a time. */
+static void arrive_scattered(struct zc *z, struct udcx_urb *u, size_t chunk)
+{
+	struct udcx_window win[4];
+	size_t nw;
+
+	while ((nw = udcx__urb_rx_windows(&z->ep, u, win, 4)) > 0) {
+		size_t put = 0;
+
+		for (size_t k = 0; k < nw && put < chunk; k++) {
+			size_t m = chunk - put < win[k].len ? chunk - put : win[k].len;
+
+			memcpy(win[k].p, z->src + u->arrived + put, m);
+			put += m;
+		}
+		udcx__urb_rx_commit(&z->ep, u, put, &z->done);
+	}
+}
+
+static void test_xfer_stream_scatters_over_requests(void **state)
+{
+	struct zc *z = zc_new(false, 64);
+	struct udcx_window win[4];
+
+	(void)state;
+	for (int i = 0; i < 3; i++) {
+		z->r[i].req.length = 128;
+		assert_int_equal(udcx__ep_queue(&z->ep, &z->r[i], &z->done), 0);
+	}
+	udcx__urb_init(&z->u[0], z->ub[0], 320, 0);
+	assert_int_equal(udcx__urb_submit_stream(&z->ep, &z->u[0], &z->done), 0);
+	/* Three requests filled exactly in turn: three windows, 128 + 128 + 64. */
+	assert_int_equal(udcx__urb_rx_windows(&z->ep, &z->u[0], win, 4), 3);
+	assert_ptr_equal(win[0].p, z->rb[0]);
+	assert_ptr_equal(win[1].p, z->rb[1]);
+	assert_ptr_equal(win[2].p, z->rb[2]);
+	assert_int_equal(win[2].len, 64);
+	arrive_scattered(z, &z->u[0], 100);
+	assert_int_equal(z->u[0].status, 0);
+	assert_memory_equal(z->rb[0], z->src, 128);
+	assert_memory_equal(z->rb[1], z->src + 128, 128);
+	assert_memory_equal(z->rb[2], z->src + 256, 64);
+	for (int k = 0; k < 320; k++)
+		assert_int_equal(z->ub[0][k], 0);
+	free(z);
+}
+
+static void test_xfer_stream_overflow_stops_the_windows(void **state)
+{
+	struct zc *z = zc_new(false, 64);
+	struct udcx_window win[4];
+
+	(void)state;
+	z->r[0].req.length = 74;	/* a packet and 10 bytes */
+	z->r[1].req.length = 64;
+	assert_int_equal(udcx__ep_queue(&z->ep, &z->r[0], &z->done), 0);
+	assert_int_equal(udcx__ep_queue(&z->ep, &z->r[1], &z->done), 0);
+	udcx__urb_init(&z->u[0], z->ub[0], 192, 0);
+	assert_int_equal(udcx__urb_submit_stream(&z->ep, &z->u[0], &z->done), 0);
+	/* Packet 2 is r[0]'s and overflows it: no window reaches r[1]. */
+	assert_int_equal(udcx__urb_rx_windows(&z->ep, &z->u[0], win, 4), 1);
+	assert_int_equal(win[0].len, 64);
+	arrive_scattered(z, &z->u[0], 192);
+	assert_int_equal(z->r[0].req.status, -USB_EOVERFLOW);
+	assert_int_equal(z->r[0].req.actual, 74);
+	assert_memory_equal(z->rb[0], z->src, 74);
+	assert_int_equal(z->r[1].req.actual, 64);
+	assert_memory_equal(z->rb[1], z->src + 128, 64);	/* packet 3 */
+	free(z);
+}
+
 static void test_xfer_stream_without_request_bounces(void **state)
 {
 	struct zc *z = zc_new(false, 64);
@@ -255,6 +326,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_xfer_stream_lands_in_request),
+		cmocka_unit_test(test_xfer_stream_scatters_over_requests),
+		cmocka_unit_test(test_xfer_stream_overflow_stops_the_windows),
 		cmocka_unit_test(test_xfer_stream_without_request_bounces),
 		cmocka_unit_test(test_xfer_stream_dequeue_mid_packet),
 		cmocka_unit_test(test_xfer_stream_halt_keeps_receiving),

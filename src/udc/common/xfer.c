@@ -300,6 +300,11 @@ static bool in_fill(struct udcx_ep *ep, struct udcx_urb *u, int *status,
 			return true;
 		}
 	}
+	/* Waiting for more data: the requests it holds must not wait with
+	 * it (their function may need them back to queue the rest), so the
+	 * bytes borrowed so far become the transfers' own. */
+	if (!list_empty(&u->held))
+		udcx__ep_unborrow(ep, done);
 	return false;
 }
 
@@ -729,35 +734,76 @@ int udcx__urb_submit_stream(struct udcx_ep *ep, struct udcx_urb *u, struct udcx_
 	return udcx__urb_submit(ep, u, done);
 }
 
-size_t udcx__urb_rx_window(struct udcx_ep *ep, struct udcx_urb *u, uint8_t **dst)
+/*
+ * Direct windows from URB offset @pos on, starting in the head request
+ * at its byte @fill: one per request, each ending on a packet boundary
+ * inside the request; the next request is only reached when one is
+ * filled exactly (a request ends when full). Return the count.
+ */
+static size_t direct_windows(struct udcx_ep *ep, struct udcx_urb *u, size_t pos, size_t fill,
+			     struct udcx_window *win, size_t max)
+{
+	size_t mp = ep->maxpacket, n = 0, reach = pos;
+	struct list_head *pos_req = ep->reqs.next;
+
+	while (n < max && pos < u->length && pos_req != &ep->reqs) {
+		struct udcx_req *r = list_entry(pos_req, struct udcx_req, node);
+		size_t room = (size_t)r->req.length - fill;
+		size_t end = pos + min_size(u->length - pos, room);
+
+		if (end < u->length)
+			end = end / mp * mp;	/* packets that fit whole */
+		if (end <= pos)
+			break;
+		win[n++] = (struct udcx_window){ bytes_at(r->req.buf, fill), end - pos, true };
+		reach = end;
+		if (fill + (end - pos) < r->req.length)
+			break;	/* the next packet is this request's, and overflows it */
+		pos = end;
+		fill = 0;
+		pos_req = pos_req->next;
+		if (pos_req != &ep->reqs)
+			fill = list_entry(pos_req, struct udcx_req, node)->req.actual;
+	}
+	if (n > 0)
+		u->direct_end = reach;
+	return n;
+}
+
+size_t udcx__urb_rx_windows(struct udcx_ep *ep, struct udcx_urb *u, struct udcx_window *win,
+			    size_t max)
 {
 	size_t due = u->length - u->arrived;
-	size_t mp = ep->maxpacket;
 	struct udcx_req *r = head_req(ep);
+	size_t n = 0;
 
-	*dst = bytes_at(u->buf, u->arrived);
-	if (due == 0 || !u->pending || head_urb(ep) != u || !r || !ep->enabled || ep->halted)
-		return due;
-	if (u->arrived < u->direct_end) {
-		/* Inside the window opened before: same request, further on. */
-		*dst = bytes_at(r->req.buf, r->req.actual + (u->arrived - u->actual));
-		return u->direct_end - u->arrived;
+	if (due == 0 || max == 0)
+		return 0;
+	if (u->pending && head_urb(ep) == u && r && ep->enabled && !ep->halted) {
+		/* Everything taken (so at a packet boundary), or inside the
+		 * windows opened before: then the bytes not yet taken are a
+		 * packet in progress, in the head request. */
+		if (u->arrived == u->actual)
+			n = direct_windows(ep, u, u->arrived, r->req.actual, win, max);
+		else if (u->arrived < u->direct_end)
+			n = direct_windows(ep, u, u->arrived,
+					   r->req.actual + (u->arrived - u->actual), win, max);
 	}
-	if (u->arrived == u->actual) {
-		/* Everything taken, so at a packet boundary: open a window
-		 * over the packets that fit the head request whole. */
-		size_t room = (size_t)r->req.length - r->req.actual;
-		size_t run = min_size(due, room) / mp * mp;
+	if (n == 0)
+		win[n++] = (struct udcx_window){ bytes_at(u->buf, u->arrived), due, false };
+	return n;
+}
 
-		if (run == 0 && due < mp && due <= room)
-			run = due;	/* the last, short packet */
-		if (run > 0) {
-			u->direct_end = u->arrived + run;
-			*dst = bytes_at(r->req.buf, r->req.actual);
-			return run;
-		}
+size_t udcx__urb_rx_window(struct udcx_ep *ep, struct udcx_urb *u, uint8_t **dst)
+{
+	struct udcx_window win;
+
+	if (udcx__urb_rx_windows(ep, u, &win, 1) == 0) {
+		*dst = bytes_at(u->buf, u->arrived);
+		return 0;
 	}
-	return due;
+	*dst = win.p;
+	return win.len;
 }
 
 void udcx__urb_rx_commit(struct udcx_ep *ep, struct udcx_urb *u, size_t n,

@@ -111,6 +111,16 @@ struct udcx_seg {
 };
 
 /**
+ * struct udcx_window - where a streamed OUT transfer's next bytes go: a
+ * head request's buffer (@direct) or the transfer's own buffer.
+ */
+struct udcx_window {
+	uint8_t *p;
+	size_t len;
+	bool direct;
+};
+
+/**
  * struct udcx_urb - one host transfer.
  * @buf: host buffer: data to send (OUT) or room to receive (IN). Borrowed.
  * @length: bytes to send, or room in @buf.
@@ -360,8 +370,10 @@ int udcx__urb_unlink(struct udcx_ep *ep, struct udcx_urb *u);
  * to @max runs (@segs, borrowed by @u until released) describe its bytes;
  * past the last run but one they are copied into @u->buf, which must
  * still have room for @u->length bytes. Requests @u finishes are held on
- * @u->held, with their status, until udcx__urb_release(). Not for
- * control or isochronous transfers.
+ * @u->held, with their status, until udcx__urb_release(); but once @u
+ * has to wait for more requests, it copies what it borrowed and holds
+ * nothing (a function may need its requests back to queue the rest).
+ * Not for control or isochronous transfers.
  */
 void udcx__urb_set_gather(struct udcx_urb *u, struct udcx_seg *segs, size_t max);
 
@@ -405,7 +417,17 @@ int udcx__urb_submit_stream(struct udcx_ep *ep, struct udcx_urb *u, struct udcx_
  */
 size_t udcx__urb_rx_window(struct udcx_ep *ep, struct udcx_urb *u, uint8_t **dst);
 
-/* @n bytes (at most the window's) were written at the window: move them. */
+/*
+ * As udcx__urb_rx_window(), but up to @max windows in order (@win, the
+ * caller's), for a scattered read: past the head request into the next
+ * queued ones wherever a window fills its request exactly. Return their
+ * count (0 once all bytes have arrived).
+ */
+size_t udcx__urb_rx_windows(struct udcx_ep *ep, struct udcx_urb *u, struct udcx_window *win,
+			    size_t max);
+
+/* @n bytes (at most the windows') were written at the windows, in order:
+ * move them. */
 void udcx__urb_rx_commit(struct udcx_ep *ep, struct udcx_urb *u, size_t n,
 			 struct udcx_done *done);
 

@@ -16,6 +16,14 @@
 
 #include "usbip_priv.h"
 
+static void urb_free_memory(struct usbip__urb *urb)
+{
+	free(urb->pk);
+	free(urb->iso);
+	free(urb->buf);
+	free(urb);
+}
+
 struct usbip__urb *usbip__urb_new(const struct usbip_header *h, bool is_iso)
 {
 	const struct usbip_cmd_submit *c = &h->u.cmd_submit;
@@ -52,26 +60,32 @@ struct usbip__urb *usbip__urb_new(const struct usbip_header *h, bool is_iso)
 		flags |= UDCX_URB_ZERO_PACKET;
 	udcx__urb_init(&urb->x, urb->buf, urb->length, flags);
 	urb->x.context = urb;
+	/* Bulk and interrupt IN replies go out of the requests' buffers. */
+	urb->gather = urb->dir_in && urb->epnum != 0 && !is_iso;
+	if (urb->gather)
+		udcx__urb_set_gather(&urb->x, urb->segs, USBIP_URB_SEGS);
 	memcpy(&urb->x.setup, c->setup, sizeof(urb->x.setup));
 	return urb;
 
 fail:
-	free(urb->pk);
-	free(urb->iso);
-	free(urb->buf);
-	free(urb);
+	urb_free_memory(urb);
 	return NULL;
 }
 
-void usbip__urb_free(struct usbip__urb *urb)
+void usbip__urb_free(struct usbip__dev *dev, struct usbip__urb *urb)
 {
 	if (!urb)
 		return;
-	free(urb->pk);
-	free(urb->iso);
-	free(urb->buf);
-	free(urb);
+	if (urb->gather) {
+		/* What it held waits in dev->done for the connection thread
+		 * (or a disable) to give back. */
+		pthread_mutex_lock(&dev->lock);
+		udcx__urb_release(&urb->x, &dev->done);
+		pthread_mutex_unlock(&dev->lock);
+	}
+	urb_free_memory(urb);
 }
+
 
 int usbip__urb_take_iso(struct usbip__urb *urb, const uint8_t *wire)
 {
@@ -113,7 +127,7 @@ void usbip__urb_iso_finish(struct usbip__urb *urb)
 		urb->x.actual = packed;
 }
 
-int usbip__urb_submit(struct usbip__dev *dev, struct usbip__urb *urb)
+static int urb_submit(struct usbip__dev *dev, struct usbip__urb *urb, bool stream)
 {
 	struct usbip__ep *ep = usbip__dev_ep(dev, urb->epnum, urb->dir_in);
 	int rc;
@@ -122,18 +136,57 @@ int usbip__urb_submit(struct usbip__dev *dev, struct usbip__urb *urb)
 		return -USB_EPIPE;
 	pthread_mutex_lock(&dev->lock);
 	if (urb->epnum == 0) {
-		rc = udcx__ctrl_submit(&ep->x, &urb->x, &dev->done);
+		rc = stream ? -USB_EINVAL : udcx__ctrl_submit(&ep->x, &urb->x, &dev->done);
 	} else if (!udcx__ep_is_enabled(&ep->x)) {
 		/* No such endpoint in the current configuration: a real
 		 * device leaves the token unanswered and the host controller
 		 * reports a transaction error, rather than a URB pending
 		 * forever. */
 		rc = -USB_EPROTO;
+	} else if (stream) {
+		rc = udcx__urb_submit_stream(&ep->x, &urb->x, &dev->done);
 	} else {
 		rc = udcx__urb_submit(&ep->x, &urb->x, &dev->done);
 	}
 	pthread_mutex_unlock(&dev->lock);
 	return rc;
+}
+
+int usbip__urb_submit(struct usbip__dev *dev, struct usbip__urb *urb)
+{
+	return urb_submit(dev, urb, false);
+}
+
+int usbip__urb_submit_stream(struct usbip__dev *dev, struct usbip__urb *urb)
+{
+	int rc = urb_submit(dev, urb, true);
+
+	urb->streaming = rc == 0;
+	return rc;
+}
+
+size_t usbip__urb_rx_begin(struct usbip__dev *dev, struct usbip__urb *urb,
+			   struct udcx_window *win, size_t max)
+{
+	struct usbip__ep *ep = usbip__dev_ep(dev, urb->epnum, urb->dir_in);
+
+	pthread_mutex_lock(&dev->lock);
+	return udcx__urb_rx_windows(&ep->x, &urb->x, win, max);
+}
+
+void usbip__urb_rx_end(struct usbip__dev *dev, struct usbip__urb *urb, size_t n)
+{
+	struct usbip__ep *ep = usbip__dev_ep(dev, urb->epnum, urb->dir_in);
+	USB_LIST_HEAD(reqs);
+
+	if (n > 0)
+		udcx__urb_rx_commit(&ep->x, &urb->x, n, &dev->done);
+	/* Filled requests go back now, not after the rest of the read: the
+	 * function's completion queues the next one for the bytes to come. */
+	while (!list_empty(&dev->done.reqs))
+		list_move_tail(dev->done.reqs.next, &reqs);
+	pthread_mutex_unlock(&dev->lock);
+	udcx__giveback_list(&reqs);
 }
 
 bool usbip__urb_unlink(struct usbip__dev *dev, struct usbip__urb *urb)

@@ -33,7 +33,8 @@
 #include "usbip_priv.h"
 
 /* One reply on the transmit queue: a header, then optional data bytes
- * (an IN URB's buffer, owned through @urb) and optional ISO descriptors. */
+ * (an IN URB's buffer, owned through @urb, or for a gathering URB the
+ * runs of request buffers it holds) and optional ISO descriptors. */
 struct tx_item {
 	struct list_head link;
 	uint8_t hdr[USBIP_URB_HEADER_SIZE];
@@ -63,6 +64,8 @@ struct usbip__conn *usbip__conn_new(struct usbip_server *srv, int fd, const char
 	c->fd = fd;
 	snprintf(c->peer, sizeof(c->peer), "%s", peer);
 	atomic_init(&c->killed, false);
+	atomic_init(&c->kicked, false);
+	atomic_init(&c->running, false);
 	atomic_init(&c->finished, false);
 	INIT_LIST_HEAD(&c->txq);
 	INIT_LIST_HEAD(&c->srv_link);
@@ -82,8 +85,15 @@ struct usbip__conn *usbip__conn_from_srv_link(struct list_head *link)
 void usbip__conn_wake(struct usbip__conn *conn)
 {
 	char b = 1;
-	ssize_t n = write(conn->wake[1], &b, 1);
+	ssize_t n;
 
+	/* From its own thread (a completion queueing more): no syscalls,
+	 * the loop just does not sleep before it looks again. */
+	if (atomic_load(&conn->running) && pthread_equal(conn->self, pthread_self())) {
+		atomic_store(&conn->kicked, true);
+		return;
+	}
+	n = write(conn->wake[1], &b, 1);
 	(void)n;	/* a full pipe means a wakeup is already pending */
 }
 
@@ -154,7 +164,7 @@ static void tx_free(struct usbip__conn *c, struct tx_item *t)
 {
 	if (t->urb)
 		uncharge(c, t->urb);
-	usbip__urb_free(t->urb);
+	usbip__urb_free(c->dev, t->urb);
 	free(t->iso);
 	free(t);
 }
@@ -192,7 +202,7 @@ static int queue_ret_submit(struct usbip__conn *c, struct usbip__urb *urb)
 		charge(c, urb);		/* never counted: tx_free() uncharges */
 	if (!t) {
 		uncharge(c, urb);
-		usbip__urb_free(urb);
+		usbip__urb_free(c->dev, urb);
 		return c->tx_items >= MAX_TX_ITEMS ? usbip__conn_hostile(c, "the host does not read its replies")
 						   : -USB_ENOMEM;
 	}
@@ -208,7 +218,7 @@ static int queue_ret_submit(struct usbip__conn *c, struct usbip__urb *urb)
 	usbip__encode_header(t->hdr, sizeof(t->hdr), &h);
 	t->urb = urb;
 	if (urb->dir_in && urb->x.actual > 0) {
-		t->data = urb->buf;
+		t->data = urb->gather ? NULL : urb->buf;	/* gather: urb->x.segs */
 		t->data_len = urb->x.actual;
 	}
 	if (urb->is_iso) {
@@ -232,35 +242,57 @@ static int queue_ret_submit(struct usbip__conn *c, struct usbip__urb *urb)
 	return 0;
 }
 
-/* Write what the socket takes now. Return 0, or a negative error. */
-static int tx_flush(struct usbip__conn *c)
+/* The byte runs of @t in wire order, from byte @skip on, into @iov.
+ * Return their count. A gathering URB's runs may point into request
+ * buffers: build and send them under dev->lock. */
+static int tx_iov(const struct tx_item *t, size_t skip, struct iovec *iov)
 {
+	struct iovec part[USBIP_URB_SEGS + 2];
+	int np = 0, n = 0;
+
+	part[np++] = (struct iovec){ (void *)t->hdr, USBIP_URB_HEADER_SIZE };
+	if (t->data_len && t->urb && t->urb->gather) {
+		for (size_t i = 0; i < t->urb->x.seg_count; i++)
+			part[np++] = (struct iovec){ (void *)t->urb->x.segs[i].p, t->urb->x.segs[i].len };
+	} else if (t->data_len) {
+		part[np++] = (struct iovec){ (void *)t->data, t->data_len };
+	}
+	if (t->iso_len)
+		part[np++] = (struct iovec){ t->iso, t->iso_len };
+	for (int i = 0; i < np; i++) {
+		if (skip >= part[i].iov_len) {
+			skip -= part[i].iov_len;
+			continue;
+		}
+		iov[n].iov_base = (uint8_t *)part[i].iov_base + skip;
+		iov[n].iov_len = part[i].iov_len - skip;
+		skip = 0;
+		n++;
+	}
+	return n;
+}
+
+/* Write what the socket takes now; *@released tells whether a sent reply
+ * gave requests back to dev->done. Return 0, or a negative error. */
+static int tx_flush(struct usbip__conn *c, bool *released)
+{
+	*released = false;
 	while (!list_empty(&c->txq)) {
 		struct tx_item *t = list_first_entry(&c->txq, struct tx_item, link);
-		struct iovec iov[3];
+		struct iovec iov[USBIP_URB_SEGS + 2];
 		size_t total = USBIP_URB_HEADER_SIZE + t->data_len + t->iso_len;
-		size_t skip = t->sent;
-		int n = 0;
+		bool borrowed = t->urb && t->urb->gather && t->data_len;
 		struct msghdr m;
 		ssize_t w;
-		const struct { const uint8_t *p; size_t len; } part[3] = {
-			{ t->hdr, USBIP_URB_HEADER_SIZE }, { t->data, t->data_len }, { t->iso, t->iso_len }
-		};
 
-		for (int i = 0; i < 3; i++) {
-			if (skip >= part[i].len) {
-				skip -= part[i].len;
-				continue;
-			}
-			iov[n].iov_base = (void *)(part[i].p + skip);
-			iov[n].iov_len = part[i].len - skip;
-			skip = 0;
-			n++;
-		}
 		memset(&m, 0, sizeof(m));
 		m.msg_iov = iov;
-		m.msg_iovlen = (size_t)n;
+		if (borrowed)
+			pthread_mutex_lock(&c->dev->lock);
+		m.msg_iovlen = (size_t)tx_iov(t, t->sent, iov);
 		w = sendmsg(c->fd, &m, MSG_NOSIGNAL);
+		if (borrowed)
+			pthread_mutex_unlock(&c->dev->lock);
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
@@ -273,6 +305,7 @@ static int tx_flush(struct usbip__conn *c)
 			return 0;
 		list_del(&t->link);
 		c->tx_items--;
+		*released = *released || (t->urb && t->urb->gather);
 		tx_free(c, t);
 	}
 	return 0;
@@ -290,10 +323,12 @@ static int answer_done(struct usbip__conn *c)
 		struct usbip__urb *urb = u->context;
 
 		list_del_init(&u->node);
-		if (rc == 0)
+		if (urb == c->rx_urb)
+			urb->early_done = true;	/* answered once its payload is in */
+		else if (rc == 0)
 			rc = queue_ret_submit(c, urb);
 		else
-			usbip__urb_free(urb);
+			usbip__urb_free(c->dev, urb);
 	}
 	return rc;
 }
@@ -342,7 +377,7 @@ static int handle_unlink(struct usbip__conn *c, const struct usbip_header *h)
 	if (urb && usbip__urb_unlink(c->dev, urb)) {
 		usbip__urb_table_remove(&c->urbs, urb);
 		uncharge(c, urb);
-		usbip__urb_free(urb);
+		usbip__urb_free(c->dev, urb);
 		return queue_ret_unlink(c, h->seqnum, USBIP_STATUS_ECONNRESET);
 	}
 	/* Already finished: its RET_SUBMIT goes first, then status 0. */
@@ -386,6 +421,7 @@ static int begin_submit(struct usbip__conn *c)
 	bool is_iso = usbip__dev_ep_is_iso(c->dev, h->ep, h->direction == USBIP_DIR_IN);
 	uint32_t data, iso;
 	char msg[96];
+	bool unlinked;
 	int rc;
 
 	if (usbip__urb_table_find(&c->urbs, h->seqnum))
@@ -418,6 +454,15 @@ static int begin_submit(struct usbip__conn *c)
 		if (!c->iso_buf)
 			return usbip__conn_hostile(c, "out of memory for ISO descriptors");
 	}
+	rc = take_early_unlinks(c, h->seqnum, &unlinked);
+	if (rc < 0)
+		return rc;
+	c->rx_urb->dropped = unlinked;	/* answered by its RET_UNLINK */
+	/* Bulk or interrupt OUT: into the engine now, so that the payload
+	 * can land in the requests. If that fails, the usual path at the
+	 * end gives the answer. */
+	if (!unlinked && !is_iso && h->ep != 0 && h->direction == USBIP_DIR_OUT && data > 0)
+		(void)usbip__urb_submit_stream(c->dev, c->rx_urb);
 	return 0;
 }
 
@@ -426,7 +471,6 @@ static int finish_submit(struct usbip__conn *c)
 {
 	struct usbip__urb *urb = c->rx_urb;
 	uint16_t wlength;
-	bool unlinked;
 	int rc;
 
 	c->rx_urb = NULL;
@@ -435,18 +479,19 @@ static int finish_submit(struct usbip__conn *c)
 		free(c->iso_buf);
 		c->iso_buf = NULL;
 		if (rc < 0) {
-			usbip__urb_free(urb);
+			usbip__urb_free(c->dev, urb);
 			return usbip__conn_hostile(c, "ISO packets out of order, overlapping or "
 						   "outside the transfer buffer");
 		}
 	}
-	rc = take_early_unlinks(c, urb->seqnum, &unlinked);
-	if (rc < 0 || unlinked) {
-		usbip__urb_free(urb);	/* answered by its RET_UNLINK */
-		return rc;
+	if (urb->dropped) {
+		usbip__urb_free(c->dev, urb);
+		return 0;
 	}
 	usbip__urb_table_add(&c->urbs, urb);
 	charge(c, urb);
+	if (urb->streaming)
+		return urb->early_done ? queue_ret_submit(c, urb) : answer_done(c);
 	/* A control URB whose direction contradicts its SETUP is stalled:
 	 * the engine would read an IN buffer as OUT data. */
 	wlength = (uint16_t)(urb->x.setup.wLength);
@@ -540,59 +585,146 @@ static int rx_stage_done(struct usbip__conn *c)
 	}
 }
 
+/* What rx_read() found. */
+enum rx_result { RX_GOT, RX_EMPTY, RX_EOF };
+
+/* Windows a streamed URB's payload is read into at once. */
+#define RX_WINDOWS 8
+
+/* Copy up to @want bytes of c->rxb into @iov in order; return how many. */
+static size_t rx_from_buffer(struct usbip__conn *c, const struct iovec *iov, int niov, size_t want)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < niov && n < want && c->rxb_off < c->rxb_len; i++) {
+		size_t m = iov[i].iov_len < want - n ? iov[i].iov_len : want - n;
+
+		if (m > c->rxb_len - c->rxb_off)
+			m = c->rxb_len - c->rxb_off;
+		memcpy(iov[i].iov_base, c->rxb + c->rxb_off, m);
+		c->rxb_off += m;
+		n += m;
+	}
+	return n;
+}
+
+/*
+ * Up to @want bytes for the current stage, into @iov: from c->rxb first,
+ * else from the socket, straight into @iov when @want is at least the
+ * size of c->rxb (else c->rxb is refilled and *@n is 0). A read that
+ * returns less than asked means the socket is empty: the next call says
+ * RX_EMPTY rather than ask again for an EAGAIN. Return an rx_result, or a
+ * negative error.
+ */
+static int rx_read(struct usbip__conn *c, struct iovec *iov, int niov, size_t want, size_t *n)
+{
+	*n = 0;
+	if (c->rxb_off < c->rxb_len) {
+		*n = rx_from_buffer(c, iov, niov, want);
+		return RX_GOT;
+	}
+	if (c->rx_empty) {
+		c->rx_empty = false;
+		return RX_EMPTY;
+	}
+	for (;;) {
+		bool direct = want >= sizeof(c->rxb);
+		struct msghdr m;
+		ssize_t r;
+
+		memset(&m, 0, sizeof(m));
+		m.msg_iov = iov;
+		m.msg_iovlen = (size_t)niov;
+		r = direct ? recvmsg(c->fd, &m, 0) : recv(c->fd, c->rxb, sizeof(c->rxb), 0);
+		if (r == 0)
+			return RX_EOF;
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return RX_EMPTY;
+			return errno == ECONNRESET ? -USB_ECONNRESET : -USB_EIO;
+		}
+		if (!direct) {
+			c->rxb_off = 0;
+			c->rxb_len = (size_t)r;
+			c->rx_empty = (size_t)r < sizeof(c->rxb);
+			return RX_GOT;
+		}
+		*n = (size_t)r;
+		c->rx_empty = *n < want;
+		return RX_GOT;
+	}
+}
+
+/*
+ * Where the current stage's next bytes go (@iov, at most @left of them in
+ * all; the count is returned): the stage's own buffer, or for a streamed
+ * URB's payload the engine's windows, straight into the requests. For a
+ * streamed URB this takes dev->lock (rx_some() drops it).
+ */
+static int rx_windows(struct usbip__conn *c, struct iovec *iov, size_t left, size_t *want)
+{
+	struct udcx_window win[RX_WINDOWS];
+	uint8_t *dst;
+	size_t nw;
+	int n = 0;
+
+	rx_target(c, &dst, want);
+	if (c->stage != USBIP_RX_DATA || !c->rx_urb->streaming) {
+		iov[0] = (struct iovec){ dst, *want };
+		return 1;
+	}
+	nw = usbip__urb_rx_begin(c->dev, c->rx_urb, win, RX_WINDOWS);
+	*want = 0;
+	for (size_t i = 0; i < nw && *want < left; i++) {
+		size_t m = win[i].len < left - *want ? win[i].len : left - *want;
+
+		iov[n++] = (struct iovec){ win[i].p, m };
+		*want += m;
+	}
+	if (n == 0) {	/* cannot happen while bytes are due; be safe */
+		iov[n++] = (struct iovec){ dst, left };
+		*want = left;
+	}
+	return n;
+}
+
 /*
  * Read what is there and act on each complete PDU. Headers and short
  * payloads come through c->rxb, several per recv; a payload of at least
- * its size is received straight into the URB. A recv that returns less
- * than asked means the socket is empty: stop there rather than ask again
- * for an EAGAIN. Return 0 to go on, 1 on EOF, or a negative error.
+ * its size is received straight into the URB, and a streamed URB's
+ * straight into the requests where the engine's windows say (under
+ * dev->lock, so no request leaves meanwhile). Return 0 to go on, 1 on
+ * EOF, or a negative error.
  */
 static int rx_some(struct usbip__conn *c)
 {
 	/* Bounded work per wakeup so that replies keep flowing; what is
 	 * left in c->rxb is taken at the next turn (serve_urbs). */
 	for (int rounds = 0; rounds < 64; rounds++) {
+		bool stream = c->stage == USBIP_RX_DATA && c->rx_urb->streaming;
+		struct iovec iov[RX_WINDOWS];
 		uint8_t *dst;
-		size_t want, n;
-		int rc;
+		size_t left, want, n;
+		int niov, rc;
 
-		rx_target(c, &dst, &want);
-		if (c->rxb_off < c->rxb_len) {
-			n = c->rxb_len - c->rxb_off < want ? c->rxb_len - c->rxb_off : want;
-			memcpy(dst, c->rxb + c->rxb_off, n);
-			c->rxb_off += n;
-		} else {
-			bool direct = want >= sizeof(c->rxb);
-			ssize_t r;
-
-			if (c->rx_empty) {
-				c->rx_empty = false;
-				return 0;
-			}
-			r = recv(c->fd, direct ? dst : c->rxb, direct ? want : sizeof(c->rxb), 0);
-			if (r == 0) {
-				if (c->stage != USBIP_RX_HEADER || c->got != 0)
-					return usbip__conn_hostile(c, "connection closed in the middle of a PDU");
-				return 1;
-			}
-			if (r < 0) {
-				if (errno == EINTR)
-					continue;
-				if (errno == EAGAIN || errno == EWOULDBLOCK)
-					return 0;
-				return errno == ECONNRESET ? -USB_ECONNRESET : -USB_EIO;
-			}
-			if (!direct) {
-				c->rxb_off = 0;
-				c->rxb_len = (size_t)r;
-				c->rx_empty = (size_t)r < sizeof(c->rxb);
-				continue;
-			}
-			n = (size_t)r;
-			c->rx_empty = n < want;
+		rx_target(c, &dst, &left);
+		niov = rx_windows(c, iov, left, &want);
+		rc = rx_read(c, iov, niov, want, &n);
+		if (stream)
+			usbip__urb_rx_end(c->dev, c->rx_urb, rc == RX_GOT ? n : 0);
+		if (rc == RX_EMPTY)
+			return 0;
+		if (rc == RX_EOF) {
+			if (c->stage != USBIP_RX_HEADER || c->got != 0)
+				return usbip__conn_hostile(c, "connection closed in the middle of a PDU");
+			return 1;
 		}
+		if (rc < 0)
+			return rc;
 		c->got += n;
-		if (n < want)
+		if (n < left)
 			continue;
 		rc = rx_stage_done(c);
 		if (rc < 0)
@@ -603,6 +735,7 @@ static int rx_some(struct usbip__conn *c)
 
 static void serve_urbs(struct usbip__conn *c)
 {
+	bool released;
 	int rc = 0;
 
 	fcntl(c->fd, F_SETFL, fcntl(c->fd, F_GETFL) | O_NONBLOCK);
@@ -612,10 +745,11 @@ static void serve_urbs(struct usbip__conn *c)
 			{ c->wake[0], POLLIN, 0 }
 		};
 		bool buffered = c->rxb_off < c->rxb_len;
+		bool kicked = atomic_exchange(&c->kicked, false);
 
 		if (atomic_load(&c->killed))
 			break;
-		if (poll(p, 2, buffered ? 0 : -1) < 0) {
+		if (poll(p, 2, buffered || kicked ? 0 : -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
@@ -629,7 +763,13 @@ static void serve_urbs(struct usbip__conn *c)
 		if (rc == 0)
 			rc = answer_done(c);
 		if (rc == 0)
-			rc = tx_flush(c);
+			rc = tx_flush(c, &released);
+		/* Sent replies gave their requests back: complete them now
+		 * (their functions queue more), and send what that finished. */
+		if (rc == 0 && released)
+			rc = answer_done(c);
+		if (rc == 0 && released)
+			rc = tx_flush(c, &released);
 	}
 	if (rc == 1)
 		usbip__log(c->srv, "%s: host closed the connection of %s", c->peer, c->dev->busid);
@@ -648,7 +788,8 @@ static void teardown_urbs(struct usbip__conn *c)
 		struct udcx_urb *u = list_first_entry(&done, struct udcx_urb, node);
 
 		list_del_init(&u->node);
-		usbip__urb_free(u->context);	/* conn_link points into freed memory: */
+		if (u->context != c->rx_urb)	/* a streamed one: freed below */
+			usbip__urb_free(c->dev, u->context);	/* conn_link points into freed memory: */
 	}
 	/* ... so the table is simply forgotten: every URB in it was pending
 	 * in the engine and came back through detach. */
@@ -661,10 +802,19 @@ static void teardown_urbs(struct usbip__conn *c)
 	}
 	c->pending_bytes = 0;
 	c->pending_urbs = 0;
-	usbip__urb_free(c->rx_urb);
+	usbip__urb_free(c->dev, c->rx_urb);
 	c->rx_urb = NULL;
 	free(c->iso_buf);
 	c->iso_buf = NULL;
+	/* Requests the dropped replies held (if the functions did not
+	 * disable their endpoints first) complete now. */
+	usbip__dev_process(c->dev, &done);
+	while (!list_empty(&done)) {
+		struct udcx_urb *u = list_first_entry(&done, struct udcx_urb, node);
+
+		list_del_init(&u->node);
+		usbip__urb_free(c->dev, u->context);
+	}
 }
 
 /* A secret for the URB table's hash, unknown to the client. */
@@ -727,6 +877,8 @@ void *usbip__conn_thread(void *arg)
 	char msg[160];
 	int rc;
 
+	c->self = pthread_self();
+	atomic_store(&c->running, true);
 	rc = usbip__op_read(c, ohb, sizeof(ohb));
 	if (rc < 0) {
 		if (rc == -USB_ENOTCONN)

@@ -38,6 +38,9 @@
 struct usbip__conn;
 struct usbip__dev;
 
+/* Runs a bulk or interrupt IN reply may gather from request buffers. */
+#define USBIP_URB_SEGS 16
+
 /* One submitted URB; the engine's host transfer is embedded. */
 struct usbip__urb {
 	struct udcx_urb x;		/* x.context == this; x.node: engine/done */
@@ -53,6 +56,15 @@ struct usbip__urb {
 	uint32_t number_of_packets;	/* ISO only, else 0 */
 	struct usbip_iso_desc *iso;	/* number_of_packets entries, owned */
 	struct udcx_iso_packet *pk;	/* the same packets for the engine, owned */
+	/* Zero copy (urb_posix.c): an IN reply gathers from the requests'
+	 * buffers (its bytes are sent under dev->lock, then it is released);
+	 * an OUT URB is streamed: submitted at its header, its payload
+	 * received straight into the requests (usbip__urb_rx_begin()). */
+	bool gather;
+	bool streaming;
+	bool early_done;		/* finished while its payload still came */
+	bool dropped;			/* unlinked before it came: read, then freed */
+	struct udcx_seg segs[USBIP_URB_SEGS];
 };
 
 /*
@@ -159,7 +171,9 @@ void usbip__dev_detach(struct usbip__dev *dev, struct list_head *done_urbs);
 /* A new URB for CMD_SUBMIT @h with a buffer of transfer_buffer_length
  * (already bounded by the caller). NULL when out of memory. */
 struct usbip__urb *usbip__urb_new(const struct usbip_header *h, bool is_iso);
-void usbip__urb_free(struct usbip__urb *urb);
+/* Free @urb (NULL is fine); a gathering one first gives up the requests
+ * it held into dev->done (takes dev->lock). */
+void usbip__urb_free(struct usbip__dev *dev, struct usbip__urb *urb);
 /* Decode ISO URB @urb's number_of_packets descriptors from @wire into
  * urb->iso and the engine's packets. Return 0, or USB_EPROTO for a layout
  * no host sends (packets out of order, overlapping or outside the buffer:
@@ -169,6 +183,18 @@ int usbip__urb_take_iso(struct usbip__urb *urb, const uint8_t *wire);
  * ISO URBs need usbip__urb_take_iso() first. Return 0, or a negative
  * error: answer the URB with it at once. */
 int usbip__urb_submit(struct usbip__dev *dev, struct usbip__urb *urb);
+/* Submit bulk or interrupt OUT @urb before its payload has come (sets
+ * urb->streaming on success). Errors as usbip__urb_submit(); on error
+ * the URB is submitted the usual way once its payload is in. */
+int usbip__urb_submit_stream(struct usbip__dev *dev, struct usbip__urb *urb);
+/* Streamed @urb: take dev->lock and say where its next payload bytes go
+ * (up to @max windows into @win, in order; the count is returned);
+ * usbip__urb_rx_end() says how many were written there (0 is fine),
+ * drops the lock and gives back the requests that filled (connection
+ * thread only). */
+size_t usbip__urb_rx_begin(struct usbip__dev *dev, struct usbip__urb *urb,
+			   struct udcx_window *win, size_t max);
+void usbip__urb_rx_end(struct usbip__dev *dev, struct usbip__urb *urb, size_t n);
 /* After an ISO URB finished: per-packet results into urb->iso, and the IN
  * data packed as the wire wants it (each packet's actual bytes in order,
  * never more than the buffer holds, whatever the packets say). */
@@ -225,6 +251,11 @@ struct usbip__conn {
 	struct timespec op_deadline;
 	atomic_int op_state;
 	pthread_t thread;
+	/* The thread's own id once it runs (running), and a wakeup it gave
+	 * itself (usbip__conn_wake() from a completion in this thread). */
+	pthread_t self;
+	atomic_bool running;
+	atomic_bool kicked;
 	atomic_bool killed;
 	atomic_bool finished;
 	struct usbip__dev *dev;		/* imported device, or NULL */
