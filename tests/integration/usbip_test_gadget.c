@@ -183,7 +183,7 @@ static int tg_set_alt(struct usb_function *f, unsigned intf, unsigned alt)
 		    (rc = usb_ep_queue(g->isink, g->isink_req[k], USB_GFP_ATOMIC)) < 0)
 			goto fail;
 	}
-	for (unsigned k = 0; k < 2; k++) {
+	for (unsigned k = 0; k < g->big_n; k++) {
 		if ((rc = usb_ep_queue(g->sink, g->sink_req[k], USB_GFP_ATOMIC)) < 0)
 			goto fail;
 		fill_source(g, g->src_req[k]);
@@ -347,9 +347,9 @@ static int tg_bind(struct usb_configuration *c, struct usb_function *f)
 		if (!g->lo[k] || !g->li[k])
 			return -USB_ENOMEM;
 	}
-	for (unsigned k = 0; k < 2; k++) {
-		g->sink_req[k] = new_req(g->sink, TG_BIG_LEN, sink_done, k);
-		g->src_req[k] = new_req(g->source, TG_BIG_LEN, source_done, k);
+	for (unsigned k = 0; k < g->big_n; k++) {
+		g->sink_req[k] = new_req(g->sink, g->big_len, sink_done, k);
+		g->src_req[k] = new_req(g->source, g->big_len, source_done, k);
 		if (!g->sink_req[k] || !g->src_req[k])
 			return -USB_ENOMEM;
 	}
@@ -369,7 +369,7 @@ static void tg_unbind(struct usb_configuration *c, struct usb_function *f)
 		free_req(g->loop_in, g->li[k]);
 		g->lo[k] = g->li[k] = NULL;
 	}
-	for (unsigned k = 0; k < 2; k++) {
+	for (unsigned k = 0; k < g->big_n; k++) {
 		free_req(g->sink, g->sink_req[k]);
 		free_req(g->source, g->src_req[k]);
 		g->sink_req[k] = g->src_req[k] = NULL;
@@ -400,7 +400,16 @@ static int tg_driver_bind(struct usb_composite_dev *cdev)
 
 int tg_probe(struct tg *g, const char *udc, uint16_t pid)
 {
+	return tg_probe_bulk(g, udc, pid, TG_BIG_LEN, 2);
+}
+
+int tg_probe_bulk(struct tg *g, const char *udc, uint16_t pid, unsigned len, unsigned n)
+{
 	memset(g, 0, sizeof(*g));
+	if (n == 0 || n > TG_BIG_MAX || len == 0)
+		return -USB_EINVAL;
+	g->big_len = len;
+	g->big_n = n;
 	strncpy(g->udc, udc, sizeof(g->udc) - 1);
 	g->dev_desc.bLength = USB_DT_DEVICE_SIZE;
 	g->dev_desc.bDescriptorType = USB_DT_DEVICE;

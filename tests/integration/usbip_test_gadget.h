@@ -3,8 +3,8 @@
  * one vendor interface with
  *   ep "loop" bulk OUT/IN: every OUT request (4096 B, 8 of them) is echoed
  *       on IN with the length received;
- *   ep "sink" bulk OUT: 16 KiB requests, bytes counted;
- *   ep "source" bulk IN: 16 KiB requests of a known pattern, always queued;
+ *   ep "sink" bulk OUT: 2 requests of 16 KiB (or tg_probe_bulk()'s), bytes counted;
+ *   ep "source" bulk IN: as many, of a known pattern, always queued;
  *   ep "intr" interrupt IN: idle unless vendor request 0x02 queues data;
  *   ep "isrc" isochronous IN: 4 requests of TG_ISO_LEN bytes (byte k of
  *       request n: n + k), always queued;
@@ -28,7 +28,8 @@
 
 #define TG_LOOP_N 8
 #define TG_LOOP_LEN 4096
-#define TG_BIG_LEN 16384
+#define TG_BIG_LEN 16384	/* sink and source requests, by default two */
+#define TG_BIG_MAX 8
 #define TG_CTL_LEN 4096
 #define TG_ISO_LEN 256
 #define TG_NEPS 7
@@ -48,7 +49,8 @@ struct tg {
 	struct usb_request *isrc_req[4], *isink_req[4];
 	_Atomic unsigned iso_in_reqs, iso_out_reqs, iso_out_bytes;
 	struct usb_request *lo[TG_LOOP_N], *li[TG_LOOP_N];
-	struct usb_request *sink_req[2], *src_req[2], *intr_req;
+	struct usb_request *sink_req[TG_BIG_MAX], *src_req[TG_BIG_MAX], *intr_req;
+	unsigned big_len, big_n;
 	uint8_t ctl_buf[TG_CTL_LEN];
 	unsigned ctl_len;
 	_Atomic unsigned set_alts, disables;
@@ -61,6 +63,10 @@ struct tg {
 
 /* Bind a test gadget with idProduct @pid to UDC @udc. Return 0 or error. */
 int tg_probe(struct tg *g, const char *udc, uint16_t pid);
+
+/* The same with @n (<= TG_BIG_MAX) sink and source requests of @len
+ * bytes each instead of two of TG_BIG_LEN. */
+int tg_probe_bulk(struct tg *g, const char *udc, uint16_t pid, unsigned len, unsigned n);
 
 /* Unregister it (idempotent). */
 void tg_remove(struct tg *g);

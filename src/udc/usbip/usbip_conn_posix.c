@@ -609,24 +609,26 @@ static size_t rx_from_buffer(struct usbip__conn *c, const struct iovec *iov, int
 }
 
 /*
- * Up to @want bytes for the current stage, into @iov: from c->rxb first,
- * else from the socket, straight into @iov when @want is at least the
- * size of c->rxb (else c->rxb is refilled and *@n is 0). A read that
- * returns less than asked means the socket is empty: the next call says
- * RX_EMPTY rather than ask again for an EAGAIN. Return an rx_result, or a
- * negative error.
+ * Up to @want bytes for the current stage, into @iov (@niov entries and
+ * room for one more): from c->rxb first, else from the socket, straight
+ * into @iov when @want is at least the size of c->rxb (else c->rxb is
+ * refilled and *@n is 0). With @ahead (@want ends the stage), what
+ * follows is read into c->rxb by the same call: the next header, most
+ * often. A read that returns less than asked means the socket is empty:
+ * the next call says RX_EMPTY rather than ask again for an EAGAIN. System
+ * calls are what this path costs, so it makes as few as it can. Return
+ * an rx_result, or a negative error.
  */
-static int rx_read(struct usbip__conn *c, struct iovec *iov, int niov, size_t want, size_t *n)
+static int rx_read(struct usbip__conn *c, struct iovec *iov, int niov, size_t want, bool ahead,
+		   size_t *n)
 {
 	*n = 0;
 	if (c->rxb_off < c->rxb_len) {
 		*n = rx_from_buffer(c, iov, niov, want);
 		return RX_GOT;
 	}
-	if (c->rx_empty) {
-		c->rx_empty = false;
-		return RX_EMPTY;
-	}
+	if (c->rx_empty)
+		return RX_EMPTY;	/* until poll() says there is more */
 	for (;;) {
 		bool direct = want >= sizeof(c->rxb);
 		struct msghdr m;
@@ -635,6 +637,8 @@ static int rx_read(struct usbip__conn *c, struct iovec *iov, int niov, size_t wa
 		memset(&m, 0, sizeof(m));
 		m.msg_iov = iov;
 		m.msg_iovlen = (size_t)niov;
+		if (ahead)
+			iov[m.msg_iovlen++] = (struct iovec){ c->rxb, sizeof(c->rxb) };
 		r = direct ? recvmsg(c->fd, &m, 0) : recv(c->fd, c->rxb, sizeof(c->rxb), 0);
 		if (r == 0)
 			return RX_EOF;
@@ -651,39 +655,39 @@ static int rx_read(struct usbip__conn *c, struct iovec *iov, int niov, size_t wa
 			c->rx_empty = (size_t)r < sizeof(c->rxb);
 			return RX_GOT;
 		}
-		*n = (size_t)r;
-		c->rx_empty = *n < want;
+		*n = (size_t)r < want ? (size_t)r : want;
+		c->rx_empty = (size_t)r < want + (ahead ? sizeof(c->rxb) : 0);
+		if (ahead) {
+			c->rxb_off = 0;
+			c->rxb_len = (size_t)r - *n;
+		}
 		return RX_GOT;
 	}
 }
 
 /*
- * Where the current stage's next bytes go (@iov, at most @left of them in
- * all; the count is returned): the stage's own buffer, or for a streamed
- * URB's payload the engine's windows, straight into the requests. For a
- * streamed URB this takes dev->lock (rx_some() drops it).
+ * Where the current stage's next @left bytes go (@iov; the count is
+ * returned, their sum in *@want): @dst, the stage's own buffer, or for a
+ * streamed URB's payload the engine's windows, straight into the
+ * requests. For a streamed URB this takes dev->lock (rx_some() drops it).
  */
-static int rx_windows(struct usbip__conn *c, struct iovec *iov, size_t left, size_t *want)
+static int rx_windows(struct usbip__conn *c, uint8_t *dst, size_t left, struct iovec *iov,
+		      size_t *want)
 {
 	struct udcx_window win[RX_WINDOWS];
-	uint8_t *dst;
-	size_t nw;
+	size_t nw = 0;
 	int n = 0;
 
-	rx_target(c, &dst, want);
-	if (c->stage != USBIP_RX_DATA || !c->rx_urb->streaming) {
-		iov[0] = (struct iovec){ dst, *want };
-		return 1;
-	}
-	nw = usbip__urb_rx_begin(c->dev, c->rx_urb, win, RX_WINDOWS);
 	*want = 0;
+	if (c->stage == USBIP_RX_DATA && c->rx_urb->streaming)
+		nw = usbip__urb_rx_begin(c->dev, c->rx_urb, win, RX_WINDOWS);
 	for (size_t i = 0; i < nw && *want < left; i++) {
 		size_t m = win[i].len < left - *want ? win[i].len : left - *want;
 
 		iov[n++] = (struct iovec){ win[i].p, m };
 		*want += m;
 	}
-	if (n == 0) {	/* cannot happen while bytes are due; be safe */
+	if (n == 0) {	/* not streamed (a streamed URB always has a window) */
 		iov[n++] = (struct iovec){ dst, left };
 		*want = left;
 	}
@@ -704,14 +708,14 @@ static int rx_some(struct usbip__conn *c)
 	 * left in c->rxb is taken at the next turn (serve_urbs). */
 	for (int rounds = 0; rounds < 64; rounds++) {
 		bool stream = c->stage == USBIP_RX_DATA && c->rx_urb->streaming;
-		struct iovec iov[RX_WINDOWS];
+		struct iovec iov[RX_WINDOWS + 1];
 		uint8_t *dst;
 		size_t left, want, n;
 		int niov, rc;
 
 		rx_target(c, &dst, &left);
-		niov = rx_windows(c, iov, left, &want);
-		rc = rx_read(c, iov, niov, want, &n);
+		niov = rx_windows(c, dst, left, iov, &want);
+		rc = rx_read(c, iov, niov, want, want == left, &n);
 		if (stream)
 			usbip__urb_rx_end(c->dev, c->rx_urb, rc == RX_GOT ? n : 0);
 		if (rc == RX_EMPTY)
@@ -749,16 +753,22 @@ static void serve_urbs(struct usbip__conn *c)
 
 		if (atomic_load(&c->killed))
 			break;
-		if (poll(p, 2, buffered || kicked ? 0 : -1) < 0) {
+		/* Work at hand (bytes read ahead, or a completion here queued
+		 * more): no poll, whose system call costs more than the read
+		 * that tells an empty socket (or none, rx_read()). */
+		if (!buffered && !kicked && poll(p, 2, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
 		}
 		if (p[1].revents)
 			usbip__conn_drain_wake(c);
+		if (p[0].revents)
+			c->rx_empty = false;
 		if (atomic_load(&c->killed))
 			break;
-		if (buffered || (p[0].revents & (POLLIN | POLLHUP | POLLERR)))
+		if (buffered || (kicked && !c->rx_empty) ||
+		    (p[0].revents & (POLLIN | POLLHUP | POLLERR)))
 			rc = rx_some(c);
 		if (rc == 0)
 			rc = answer_done(c);
