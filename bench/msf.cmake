@@ -1,4 +1,4 @@
-# bench_msf: mass storage READ(10)/WRITE(10) through the loopback host
+# bench_msf: mass storage READ(10)/WRITE(10) through the in-process host
 # against plain pread/pwrite of the same file (not a test: run it by hand,
 # or `ctest -L bench`).
 if(NOT COMPOSITE_POSIX)

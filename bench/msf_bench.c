@@ -1,6 +1,6 @@
 /*
  * msf_bench.c - bench_msf: sequential READ(10) and WRITE(10) of 128 KiB
- * through the mass storage function and the loopback host, on a
+ * through the mass storage function and the in-process host, on a
  * file-backed LUN, against plain pread()/pwrite() of the same bytes on the
  * same file in the same run. Prints MB/s and the ratio MSF / plain (goal:
  * >= 0.8). Not a test: run by hand or with `ctest -L bench`.
@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "composite/composite.h"
-#include "composite/loopback_host.h"
+#include "composite/inproc_host.h"
 #include "composite/mass_storage.h"
 
 #define TMO 10000u
@@ -82,22 +82,22 @@ static void fill_cbw(uint8_t cbw[31], const uint8_t *cdb, int in, uint32_t len)
 }
 
 /* One BOT command; the CSW status, or a negative error. */
-static int command(struct usb_loopback_host *h, const uint8_t *cdb, int in, void *buf,
+static int command(struct usb_inproc_host *h, const uint8_t *cdb, int in, void *buf,
 		   uint32_t len)
 {
 	uint8_t cbw[31], csw[13];
 	int rc;
 
 	fill_cbw(cbw, cdb, in, len);
-	rc = usb_loopback_host_transfer(h, ep_out, cbw, 31, 0, TMO);
+	rc = usb_inproc_host_transfer(h, ep_out, cbw, 31, 0, TMO);
 	if (rc != 31)
 		return rc < 0 ? rc : -1;
 	if (len) {
-		rc = usb_loopback_host_transfer(h, in ? ep_in : ep_out, buf, len, 0, TMO);
+		rc = usb_inproc_host_transfer(h, in ? ep_in : ep_out, buf, len, 0, TMO);
 		if (rc != (int)len)
 			return rc < 0 ? rc : -2;
 	}
-	rc = usb_loopback_host_transfer(h, ep_in, csw, 13, 0, TMO);
+	rc = usb_inproc_host_transfer(h, ep_in, csw, 13, 0, TMO);
 	if (rc != 13 || usb_get_le32(csw + 4) != tag)
 		return rc < 0 ? rc : -3;
 	return csw[12];
@@ -108,32 +108,32 @@ static int command(struct usb_loopback_host *h, const uint8_t *cdb, int in, void
  * data and CSW submitted together (served in order on each endpoint), one
  * wait for the CSW. Still one command at a time, as BOT wants.
  */
-static int command_queued(struct usb_loopback_host *h, const uint8_t *cdb, int in, void *buf,
+static int command_queued(struct usb_inproc_host *h, const uint8_t *cdb, int in, void *buf,
 			  uint32_t len)
 {
 	uint8_t cbw[31], csw[13];
-	struct usb_loopback_xfer *x[3] = { NULL, NULL, NULL };
+	struct usb_inproc_xfer *x[3] = { NULL, NULL, NULL };
 	int rc = -1;
 
 	fill_cbw(cbw, cdb, in, len);
-	if (usb_loopback_host_submit(h, ep_out, cbw, 31, 0, &x[0]) ||
-	    usb_loopback_host_submit(h, in ? ep_in : ep_out, buf, len, 0, &x[1]) ||
-	    usb_loopback_host_submit(h, ep_in, csw, 13, 0, &x[2]))
+	if (usb_inproc_host_submit(h, ep_out, cbw, 31, 0, &x[0]) ||
+	    usb_inproc_host_submit(h, in ? ep_in : ep_out, buf, len, 0, &x[1]) ||
+	    usb_inproc_host_submit(h, ep_in, csw, 13, 0, &x[2]))
 		goto out;
-	if (usb_loopback_host_wait(h, x[2], TMO) != 13 || usb_get_le32(csw + 4) != tag ||
-	    usb_loopback_host_wait(h, x[0], TMO) != 31 ||
-	    usb_loopback_host_wait(h, x[1], TMO) != (int)len)
+	if (usb_inproc_host_wait(h, x[2], TMO) != 13 || usb_get_le32(csw + 4) != tag ||
+	    usb_inproc_host_wait(h, x[0], TMO) != 31 ||
+	    usb_inproc_host_wait(h, x[1], TMO) != (int)len)
 		goto out;
 	rc = csw[12];
 out:
 	for (int i = 0; i < 3; i++)
-		usb_loopback_host_free(h, x[i]);
+		usb_inproc_host_free(h, x[i]);
 	return rc;
 }
 
 static int queued_host;
 
-static int rw10(struct usb_loopback_host *h, int write, uint32_t lba, uint16_t blocks,
+static int rw10(struct usb_inproc_host *h, int write, uint32_t lba, uint16_t blocks,
 		void *buf)
 {
 	uint8_t cdb[10] = { write ? 0x2a : 0x28, 0, (uint8_t)(lba >> 24), (uint8_t)(lba >> 16),
@@ -174,8 +174,8 @@ int main(int argc, char **argv)
 	uint64_t size = (uint64_t)size_mib << 20;
 	/* plain write, msf write, plain read, msf read */
 	double best[4] = { 0, 0, 0, 0 };
-	struct usb_loopback_host_config hc = { .max_speed = USB_SPEED_HIGH };
-	struct usb_loopback_host *h;
+	struct usb_inproc_host_config hc = { .max_speed = USB_SPEED_HIGH };
+	struct usb_inproc_host *h;
 	uint8_t desc[256], *buf;
 	int fd, len, rc = 1;
 
@@ -204,11 +204,11 @@ int main(int argc, char **argv)
 	cfg.luns[0].filename = path;
 	cfg.fsg_num_buffers = (unsigned)arg_ul(argc, argv, "num_buffers", 0);
 	cfg.buflen = (unsigned)arg_ul(argc, argv, "buflen", 0);
-	if (usb_loopback_host_create(&hc, &h) || usb_composite_probe(&driver)) {
+	if (usb_inproc_host_create(&hc, &h) || usb_composite_probe(&driver)) {
 		fprintf(stderr, "bench_msf: gadget setup failed\n");
 		return 2;
 	}
-	len = usb_loopback_host_enumerate(h, USB_SPEED_HIGH, 1, NULL, desc, sizeof(desc), TMO);
+	len = usb_inproc_host_enumerate(h, USB_SPEED_HIGH, 1, NULL, desc, sizeof(desc), TMO);
 	for (int off = 0; off + 2 <= len && desc[off] >= 2; off += desc[off])
 		if (desc[off + 1] == USB_DT_ENDPOINT)
 			*(desc[off + 2] & USB_DIR_IN ? &ep_in : &ep_out) = desc[off + 2];
@@ -272,7 +272,7 @@ out:
 	if (rc)
 		fprintf(stderr, "bench_msf: a transfer failed\n");
 	usb_composite_unregister(&driver);
-	usb_loopback_host_destroy(h);
+	usb_inproc_host_destroy(h);
 	close(fd);
 	unlink(path);
 	free(buf);

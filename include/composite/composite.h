@@ -8,7 +8,7 @@
  * Thread model (docs/architecture.md has the whole picture)
  * - A backend delivers events for one gadget from one context at a time,
  *   its "event context" (a thread of the backend, or the caller of the
- *   loopback host). All of these run there, one at a time, and must not
+ *   in-process host). All of these run there, one at a time, and must not
  *   block: usb_configuration.setup, usb_function.set_alt, get_alt, disable,
  *   setup, req_match, suspend, resume, usb_composite_driver.disconnect,
  *   suspend, resume, and ep0 request completions.

@@ -153,7 +153,7 @@ struct usb_ep {
  *	set by the backend before it reports USB_GADGET_EVENT_RESET.
  * @max_speed: the fastest the backend can run.
  * @state: chapter 9 device state, kept by the core.
- * @name: unique UDC name ("1-1", "loopback.0"): composite drivers bind by it.
+ * @name: unique UDC name ("1-1", "inproc.0"): composite drivers bind by it.
  * @is_selfpowered: current self-powered status (GET_STATUS bit 0).
  * @remote_wakeup_armed: set by the host with SET_FEATURE(REMOTE_WAKEUP).
  * @udc_priv: private to the core (registry and binding).

@@ -1,6 +1,6 @@
 /*
  * udc.h - the seam between the core and a backend that moves bytes (a
- * USB/IP server, the in-process loopback host, a real controller). For
+ * USB/IP server, the in-process host, a real controller). For
  * backend authors. src/udc/null/null_udc.c is the template to start from.
  *
  * A backend fills a struct usb_gadget with its ops, ep0 and ep_list,

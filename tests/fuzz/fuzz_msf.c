@@ -1,7 +1,7 @@
 /*
  * fuzz_msf.c - libFuzzer target for the Mass Storage Function as a hostile
  * or broken host meets it: Bulk-Only Transport, the SCSI commands and the
- * worker's exceptions, through the loopback host (src/udc/loopback).
+ * worker's exceptions, through the in-process host (src/udc/inproc).
  *
  * Each input runs on a fresh device: four LUNs (read-write memory, a
  * removable CD-ROM, a removable LUN with no medium, and a medium whose
@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "composite/composite.h"
-#include "composite/loopback_host.h"
+#include "composite/inproc_host.h"
 #include "composite/mass_storage.h"
 #include "functions/msf/msf_internal.h"	/* msf__get_be16/32 */
 #include "fuzz_input.h"
@@ -132,7 +132,7 @@ static struct fsg_backend *mem_new(uint64_t size, uint32_t bs)
 /* ---- the device -------------------------------------------------------- */
 
 struct dut {
-	struct usb_loopback_host *h;
+	struct usb_inproc_host *h;
 	struct usb_composite_driver driver;
 	struct usb_device_descriptor dd;
 	struct usb_configuration config;
@@ -163,7 +163,7 @@ static int driver_bind(struct usb_composite_dev *cdev)
 static void enumerate(struct dut *d)
 {
 	uint8_t desc[256];
-	int len = usb_loopback_host_enumerate(d->h, d->speed, 1, NULL, desc, sizeof(desc),
+	int len = usb_inproc_host_enumerate(d->h, d->speed, 1, NULL, desc, sizeof(desc),
 					      HANG_MS);
 
 	CHECK(len > 0 && (size_t)len <= sizeof(desc));
@@ -184,7 +184,7 @@ static struct dut *dut_up(struct input *in)
 {
 	static const enum usb_device_speed speeds[] = { USB_SPEED_FULL, USB_SPEED_HIGH,
 							USB_SPEED_SUPER };
-	struct usb_loopback_host_config hc = { .max_speed = USB_SPEED_SUPER };
+	struct usb_inproc_host_config hc = { .max_speed = USB_SPEED_SUPER };
 	struct dut *d = calloc(1, sizeof(*d));
 	uint8_t setup = in_u8(in);
 
@@ -192,7 +192,7 @@ static struct dut *dut_up(struct input *in)
 	current = d;
 	/* Once the zero-copy window choice; still read so the corpus keeps its layout. */
 	(void)in_u8(in);
-	CHECK(usb_loopback_host_create(&hc, &d->h) == 0);
+	CHECK(usb_inproc_host_create(&hc, &d->h) == 0);
 	d->speed = speeds[setup % 3];
 	d->dd.bLength = USB_DT_DEVICE_SIZE;
 	d->dd.bDescriptorType = USB_DT_DEVICE;
@@ -202,7 +202,7 @@ static struct dut *dut_up(struct input *in)
 	d->driver.name = "fuzz_msf";
 	d->driver.dev = &d->dd;
 	d->driver.max_speed = USB_SPEED_SUPER;
-	d->driver.udc_name = "loopback.0";
+	d->driver.udc_name = "inproc.0";
 	d->driver.bind = driver_bind;
 	d->config.label = "msf";
 	d->config.bConfigurationValue = 1;
@@ -229,7 +229,7 @@ static struct dut *dut_up(struct input *in)
 static void dut_down(struct dut *d)
 {
 	usb_composite_unregister(&d->driver);
-	usb_loopback_host_destroy(d->h);
+	usb_inproc_host_destroy(d->h);
 	fsg_common_put(d->common);
 	free(d);
 	current = NULL;
@@ -249,11 +249,11 @@ static int class_req(struct dut *d, bool in, uint8_t req, uint16_t value, uint16
 		.wLength = USB_CPU_TO_LE16(length),
 	};
 
-	return usb_loopback_host_control(d->h, &s, data, tmo);
+	return usb_inproc_host_control(d->h, &s, data, tmo);
 }
 
 /* SET_FEATURE(ENDPOINT_HALT): the host halts an endpoint itself (clearing
- * is usb_loopback_host_clear_halt()). */
+ * is usb_inproc_host_clear_halt()). */
 static int set_halt(struct dut *d, uint8_t ep)
 {
 	struct usb_ctrlrequest s = {
@@ -263,7 +263,7 @@ static int set_halt(struct dut *d, uint8_t ep)
 		.wIndex = USB_CPU_TO_LE16(ep),
 	};
 
-	return usb_loopback_host_control(d->h, &s, NULL, HANG_MS);
+	return usb_inproc_host_control(d->h, &s, NULL, HANG_MS);
 }
 
 static int set_configuration(struct dut *d, uint8_t value)
@@ -273,7 +273,7 @@ static int set_configuration(struct dut *d, uint8_t value)
 		.bRequest = USB_REQ_SET_CONFIGURATION,
 		.wValue = USB_CPU_TO_LE16(value),
 	};
-	int rc = usb_loopback_host_control(d->h, &s, NULL, HANG_MS);
+	int rc = usb_inproc_host_control(d->h, &s, NULL, HANG_MS);
 
 	CHECK(rc != -USB_ETIMEDOUT);
 	if (rc == 0) {
@@ -289,20 +289,20 @@ static void reset_recovery(struct dut *d)
 	if (!d->configured)
 		CHECK(set_configuration(d, 1) == 0);
 	CHECK(class_req(d, false, 0xff, 0, 0, NULL, HANG_MS) == 0);
-	CHECK(usb_loopback_host_clear_halt(d->h, d->ep_in, HANG_MS) == 0);
-	CHECK(usb_loopback_host_clear_halt(d->h, d->ep_out, HANG_MS) == 0);
+	CHECK(usb_inproc_host_clear_halt(d->h, d->ep_in, HANG_MS) == 0);
+	CHECK(usb_inproc_host_clear_halt(d->h, d->ep_out, HANG_MS) == 0);
 	d->in_sync = true;
 }
 
 /* A transfer on a bulk endpoint; a stall is cleared, as a host does. */
 static int bulk(struct dut *d, uint8_t ep, void *buf, size_t len, unsigned tmo)
 {
-	int rc = usb_loopback_host_transfer(d->h, ep, buf, len, 0, tmo);
+	int rc = usb_inproc_host_transfer(d->h, ep, buf, len, 0, tmo);
 
 	if (rc == -USB_ETIMEDOUT)
 		CHECK(tmo < HANG_MS);	/* a spec-abiding device answers */
 	if (rc == -USB_EPIPE)
-		(void)usb_loopback_host_clear_halt(d->h, ep, HANG_MS);
+		(void)usb_inproc_host_clear_halt(d->h, ep, HANG_MS);
 	return rc;
 }
 
@@ -451,7 +451,7 @@ static void bot_command(struct dut *d, struct input *in)
 		/* Cut the data phase off, then recover one way or another. */
 		size_t part = (size_t)in_le(in, 2) % (len + 1);
 
-		(void)usb_loopback_host_transfer(d->h, dir_in ? d->ep_in : d->ep_out, buf, part, 0,
+		(void)usb_inproc_host_transfer(d->h, dir_in ? d->ep_in : d->ep_out, buf, part, 0,
 						 SHORT_MS);
 		d->in_sync = false;
 		switch (in_u8(in) % 3) {
@@ -490,7 +490,7 @@ static void raw_bulk(struct dut *d, struct input *in)
 
 	if (how & 1)
 		in_fill(in, buf, len);
-	(void)usb_loopback_host_transfer(d->h, (how & 1) ? d->ep_out : d->ep_in, buf, len, 0,
+	(void)usb_inproc_host_transfer(d->h, (how & 1) ? d->ep_out : d->ep_in, buf, len, 0,
 					 SHORT_MS);
 	d->in_sync = false;
 }
@@ -523,7 +523,7 @@ static void control(struct dut *d, struct input *in)
 		(void)set_configuration(d, arg % 3);
 		break;
 	case 4:
-		CHECK(usb_loopback_host_set_interface(d->h, d->intf, arg % 2, HANG_MS) !=
+		CHECK(usb_inproc_host_set_interface(d->h, d->intf, arg % 2, HANG_MS) !=
 		      -USB_ETIMEDOUT);
 		d->in_sync = false;
 		break;
@@ -532,7 +532,7 @@ static void control(struct dut *d, struct input *in)
 		d->in_sync = false;
 		break;
 	case 6:
-		CHECK(usb_loopback_host_clear_halt(d->h, (arg & 1) ? d->ep_in : d->ep_out,
+		CHECK(usb_inproc_host_clear_halt(d->h, (arg & 1) ? d->ep_in : d->ep_out,
 						   HANG_MS) != -USB_ETIMEDOUT);
 		d->in_sync = false;
 		break;
@@ -555,12 +555,12 @@ static void bus(struct dut *d, struct input *in)
 		enumerate(d);
 		break;
 	case 1:
-		CHECK(usb_loopback_host_disconnect(d->h) == 0);
+		CHECK(usb_inproc_host_disconnect(d->h) == 0);
 		enumerate(d);
 		break;
 	default:
-		(void)usb_loopback_host_suspend(d->h);
-		(void)usb_loopback_host_resume(d->h);
+		(void)usb_inproc_host_suspend(d->h);
+		(void)usb_inproc_host_resume(d->h);
 		d->in_sync = false;
 		break;
 	}

@@ -1,5 +1,5 @@
-# The Mass Storage Function (src/functions/msf) through the loopback host
-# (src/udc/loopback, POSIX builds): BOT, SCSI and the worker's exceptions
+# The Mass Storage Function (src/functions/msf) through the in-process host
+# (src/udc/inproc, POSIX builds): BOT, SCSI and the worker's exceptions
 # as a hostile host drives them.
 if(COMPOSITE_POSIX)
   composite_fuzzer(fuzz_msf SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/fuzz_msf.c RUNS 3000)

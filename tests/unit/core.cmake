@@ -81,7 +81,7 @@ if(COMPOSITE_POSIX)
                       LIBS Threads::Threads)
 endif()
 
-# The same transcripts through the loopback host, where it is built.
-if(COMPOSITE_POSIX AND EXISTS ${PROJECT_SOURCE_DIR}/src/udc/loopback/CMakeLists.txt)
-  composite_unit_test(test_core_loopback SOURCES test_core_loopback.c ${core_fixture})
+# The same transcripts through the in-process host, where it is built.
+if(COMPOSITE_POSIX AND EXISTS ${PROJECT_SOURCE_DIR}/src/udc/inproc/CMakeLists.txt)
+  composite_unit_test(test_core_inproc SOURCES test_core_inproc.c ${core_fixture})
 endif()

@@ -8,7 +8,7 @@ if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/fake_udc.c)
                       test_sourcesink_fixture.c fake_udc.c)
 endif()
 # Both functions as examples/gadget_zero composes them, through the
-# in-process loopback host (real packet semantics).
+# in-process host (real packet semantics).
 if(COMPOSITE_POSIX)
-  composite_unit_test(test_sourcesink_lbhost SOURCES test_sourcesink_lbhost.c)
+  composite_unit_test(test_sourcesink_inproc SOURCES test_sourcesink_inproc.c)
 endif()

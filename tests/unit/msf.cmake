@@ -1,4 +1,4 @@
-# Mass Storage Function (src/functions/msf) through the loopback host.
+# Mass Storage Function (src/functions/msf) through the in-process host.
 if(COMPOSITE_POSIX)
   set(msf_fixture ${CMAKE_CURRENT_SOURCE_DIR}/test_msf_fixture.c)
   foreach(t scsi bot lun params signal window file)

@@ -1,6 +1,6 @@
 /*
  * test_core_ep0_table.h - chapter 9 transcripts shared by test_core_ep0.c
- * (fake backend) and test_core_loopback.c (the loopback host): SETUP bytes
+ * (fake backend) and test_core_inproc.c (the in-process host): SETUP bytes
  * in, reply bytes, zero-length status or stall out, per device kind and
  * state. Expected descriptor bytes are written out by hand from the USB
  * 2.0/3.2 specifications. Included once per test program.

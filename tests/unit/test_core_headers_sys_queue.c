@@ -19,7 +19,7 @@
 #include "composite/sourcesink.h"
 #include "composite/udc.h"
 #ifdef HEADERS_POSIX
-#include "composite/loopback_host.h"
+#include "composite/inproc_host.h"
 #include "composite/usbip.h"
 #endif
 

@@ -1,5 +1,5 @@
 /*
- * test_msf_bot.c - Bulk-Only Transport through the loopback host: the 13
+ * test_msf_bot.c - Bulk-Only Transport through the in-process host: the 13
  * host/device cases of BOT 6.7 (status, residue, stalls), invalid and
  * not meaningful CBWs (both bulk endpoints wedged until Reset Recovery),
  * Reset Recovery in the middle of a READ and of a WRITE, disconnect in the
@@ -127,13 +127,13 @@ static void expect_wedged(struct msf_fx *fx)
 {
 	uint8_t buf[64];
 
-	assert_int_equal(usb_loopback_host_transfer(fx->h, fx->ep_in, buf, 64, 0, MSF_TMO),
+	assert_int_equal(usb_inproc_host_transfer(fx->h, fx->ep_in, buf, 64, 0, MSF_TMO),
 			 -USB_EPIPE);
-	assert_int_equal(usb_loopback_host_clear_halt(fx->h, fx->ep_in, MSF_TMO), 0);
-	assert_int_equal(usb_loopback_host_transfer(fx->h, fx->ep_in, buf, 64, 0, MSF_TMO),
+	assert_int_equal(usb_inproc_host_clear_halt(fx->h, fx->ep_in, MSF_TMO), 0);
+	assert_int_equal(usb_inproc_host_transfer(fx->h, fx->ep_in, buf, 64, 0, MSF_TMO),
 			 -USB_EPIPE);
 	assert_int_equal(msf_fx_cbw(fx, 0, tur, 6, false, 0), -USB_EPIPE);
-	assert_int_equal(usb_loopback_host_clear_halt(fx->h, fx->ep_out, MSF_TMO), 0);
+	assert_int_equal(usb_inproc_host_clear_halt(fx->h, fx->ep_out, MSF_TMO), 0);
 	assert_int_equal(msf_fx_cbw(fx, 0, tur, 6, false, 0), -USB_EPIPE);
 	/* Reset Recovery ends it. */
 	assert_int_equal(msf_fx_reset_recovery(fx), 0);
@@ -145,7 +145,7 @@ static void send_raw_cbw(struct msf_fx *fx, const uint8_t *cbw, size_t len)
 	uint8_t tmp[64];
 
 	memcpy(tmp, cbw, len);
-	assert_int_equal(usb_loopback_host_transfer(fx->h, fx->ep_out, tmp, len, 0, MSF_TMO),
+	assert_int_equal(usb_inproc_host_transfer(fx->h, fx->ep_out, tmp, len, 0, MSF_TMO),
 			 (int)len);
 }
 
@@ -207,7 +207,7 @@ static void test_msf_bot_reset_in_the_middle_of_a_read(void **state)
 {
 	uint8_t cdb[10] = { 0x28, 0, 0, 0, 0, 0, 0, 0x01, 0x00, 0 };	/* 256 blocks */
 	uint8_t *buf = malloc(128 * 1024);
-	struct usb_loopback_xfer *x;
+	struct usb_inproc_xfer *x;
 	int rc;
 	struct msf_fx *fx = up();
 
@@ -215,7 +215,7 @@ static void test_msf_bot_reset_in_the_middle_of_a_read(void **state)
 	assert_non_null(buf);
 	assert_int_equal(msf_fx_cbw(fx, 0, cdb, 10, true, 128 * 1024), 31);
 	/* Take 16 KiB of the 128 KiB, then reset the transport. */
-	assert_int_equal(usb_loopback_host_transfer(fx->h, fx->ep_in, buf, 16384, 0, MSF_TMO),
+	assert_int_equal(usb_inproc_host_transfer(fx->h, fx->ep_in, buf, 16384, 0, MSF_TMO),
 			 16384);
 	for (unsigned i = 0; i < 16384; i++)
 		assert_int_equal(buf[i], msf_fx_pat(i));
@@ -232,10 +232,10 @@ static void test_msf_bot_reset_in_the_middle_of_a_read(void **state)
 	cdb[7] = 1;
 	cdb[8] = 0;
 	assert_int_equal(msf_fx_cbw(fx, 0, cdb, 10, true, 128 * 1024), 31);
-	assert_int_equal(usb_loopback_host_submit(fx->h, fx->ep_in, buf, 4096, 0, &x), 0);
-	rc = usb_loopback_host_wait(fx->h, x, MSF_TMO);
+	assert_int_equal(usb_inproc_host_submit(fx->h, fx->ep_in, buf, 4096, 0, &x), 0);
+	rc = usb_inproc_host_wait(fx->h, x, MSF_TMO);
 	assert_int_equal(rc, 4096);
-	usb_loopback_host_free(fx->h, x);
+	usb_inproc_host_free(fx->h, x);
 	assert_int_equal(msf_fx_reset_recovery(fx), 0);
 	assert_int_equal(msf_fx_cmd(fx, 0, tur, 6, false, NULL, 0, NULL, NULL), 0);
 	free(buf);
@@ -252,7 +252,7 @@ static void test_msf_bot_reset_in_the_middle_of_a_write(void **state)
 	assert_non_null(buf);
 	memset(buf, 0x77, 128 * 1024);
 	assert_int_equal(msf_fx_cbw(fx, 0, cdb, 10, false, 128 * 1024), 31);
-	assert_int_equal(usb_loopback_host_transfer(fx->h, fx->ep_out, buf, 8192, 0, MSF_TMO),
+	assert_int_equal(usb_inproc_host_transfer(fx->h, fx->ep_out, buf, 8192, 0, MSF_TMO),
 			 8192);
 	assert_int_equal(msf_fx_reset_recovery(fx), 0);
 	/* The next CBW is taken as a CBW, not as write data. */
@@ -272,11 +272,11 @@ static void test_msf_bot_disconnect_in_the_middle_and_reconnect(void **state)
 	(void)state;
 	assert_non_null(buf);
 	assert_int_equal(msf_fx_cbw(fx, 0, cdb, 10, true, 128 * 1024), 31);
-	assert_int_equal(usb_loopback_host_transfer(fx->h, fx->ep_in, buf, 4096, 0, MSF_TMO),
+	assert_int_equal(usb_inproc_host_transfer(fx->h, fx->ep_in, buf, 4096, 0, MSF_TMO),
 			 4096);
-	assert_int_equal(usb_loopback_host_disconnect(fx->h), 0);
+	assert_int_equal(usb_inproc_host_disconnect(fx->h), 0);
 	/* Plug in again: enumeration and SET_CONFIGURATION work, then a UA. */
-	assert_true(usb_loopback_host_enumerate(fx->h, USB_SPEED_HIGH, 1, NULL, NULL, 0,
+	assert_true(usb_inproc_host_enumerate(fx->h, USB_SPEED_HIGH, 1, NULL, NULL, 0,
 						 MSF_TMO) > 0);
 	fx->tag = 100;
 	assert_int_equal(msf_fx_cmd(fx, 0, tur, 6, false, NULL, 0, NULL, NULL), 1);
@@ -299,8 +299,8 @@ static void test_msf_bot_no_stall_when_can_stall_is_off(void **state)
 	msf_fx_up(fx, USB_SPEED_HIGH);
 	/* Case 5 without a stall: the short packet ends the data, CSW next. */
 	assert_int_equal(msf_fx_cbw(fx, 0, inq, 6, true, 255), 31);
-	assert_int_equal(usb_loopback_host_transfer(fx->h, fx->ep_in, buf, 255, 0, MSF_TMO), 36);
-	assert_int_equal(usb_loopback_host_transfer(fx->h, fx->ep_in, csw, 13, 0, MSF_TMO), 13);
+	assert_int_equal(usb_inproc_host_transfer(fx->h, fx->ep_in, buf, 255, 0, MSF_TMO), 36);
+	assert_int_equal(usb_inproc_host_transfer(fx->h, fx->ep_in, csw, 13, 0, MSF_TMO), 13);
 	assert_int_equal(usb_get_le32(csw + 8), 255 - 36);
 	assert_int_equal(csw[12], 0);
 	msf_fx_free(fx);
@@ -395,14 +395,14 @@ static void test_msf_bot_set_interface_resets_the_function(void **state)
 	struct msf_fx *fx = up();
 
 	(void)state;
-	assert_int_equal(usb_loopback_host_set_interface(fx->h, fx->intf, 0, MSF_TMO), 0);
+	assert_int_equal(usb_inproc_host_set_interface(fx->h, fx->intf, 0, MSF_TMO), 0);
 	/* The worker re-enabled the endpoints before the status stage. */
 	assert_int_equal(msf_fx_cmd(fx, 0, tur, 6, false, NULL, 0, NULL, NULL), 1);
 	assert_int_equal(msf_fx_sense(fx, 0, NULL, NULL), 0x062900);
 	assert_int_equal(msf_fx_read10(fx, 0, 2, 1, buf, 512, 0), 0);
 	assert_int_equal(buf[3], msf_fx_pat(2 * 512 + 3));
 	/* There is no alternate setting 1. */
-	assert_int_equal(usb_loopback_host_set_interface(fx->h, fx->intf, 1, MSF_TMO),
+	assert_int_equal(usb_inproc_host_set_interface(fx->h, fx->intf, 1, MSF_TMO),
 			 -USB_EPIPE);
 	/* Class requests with bad fields stall; a good reset still works. */
 	assert_int_equal(msf_fx_class(fx, false, 0xff, 1, 0, NULL), -USB_EPIPE);

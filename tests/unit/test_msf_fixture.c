@@ -50,7 +50,7 @@ int msf_fx_set_config(struct msf_fx *fx, uint8_t value)
 		.wValue = USB_CPU_TO_LE16(value),
 	};
 
-	return usb_loopback_host_control(fx->h, &s, NULL, MSF_TMO);
+	return usb_inproc_host_control(fx->h, &s, NULL, MSF_TMO);
 }
 
 
@@ -61,7 +61,7 @@ struct msf_fx *msf_fx_new(void)
 
 struct msf_fx *msf_fx_new_max(enum usb_device_speed max)
 {
-	struct usb_loopback_host_config hc = { .max_speed = max };
+	struct usb_inproc_host_config hc = { .max_speed = max };
 	struct msf_fx *fx;
 
 	if (current)
@@ -69,7 +69,7 @@ struct msf_fx *msf_fx_new_max(enum usb_device_speed max)
 	fx = calloc(1, sizeof(*fx));
 	assert_non_null(fx);
 	current = fx;
-	assert_int_equal(usb_loopback_host_create(&hc, &fx->h), 0);
+	assert_int_equal(usb_inproc_host_create(&hc, &fx->h), 0);
 	fx->dd.bLength = USB_DT_DEVICE_SIZE;
 	fx->dd.bDescriptorType = USB_DT_DEVICE;
 	fx->dd.bcdUSB = USB_CPU_TO_LE16(max >= USB_SPEED_SUPER ? 0x0300 : 0x0200);
@@ -78,7 +78,7 @@ struct msf_fx *msf_fx_new_max(enum usb_device_speed max)
 	fx->driver.name = "g_mass_storage-test";
 	fx->driver.dev = &fx->dd;
 	fx->driver.max_speed = max;
-	fx->driver.udc_name = "loopback.0";
+	fx->driver.udc_name = "inproc.0";
 	fx->driver.bind = fx_driver_bind;
 	fx->config.label = "msf";
 	fx->config.bConfigurationValue = 1;
@@ -102,7 +102,7 @@ void msf_fx_up(struct msf_fx *fx, enum usb_device_speed speed)
 	int off;
 
 	assert_int_equal(msf_fx_probe(fx), 0);
-	fx->config_len = usb_loopback_host_enumerate(fx->h, speed, 1, NULL, fx->config_desc,
+	fx->config_len = usb_inproc_host_enumerate(fx->h, speed, 1, NULL, fx->config_desc,
 						     sizeof(fx->config_desc), MSF_TMO);
 	assert_true(fx->config_len > 0);
 	/* Find our interface and its two bulk endpoints. */
@@ -129,7 +129,7 @@ void msf_fx_up(struct msf_fx *fx, enum usb_device_speed speed)
 void msf_fx_free(struct msf_fx *fx)
 {
 	usb_composite_unregister(&fx->driver);
-	usb_loopback_host_destroy(fx->h);
+	usb_inproc_host_destroy(fx->h);
 	/* The fixture's own reference: the last one frees the common object. */
 	fsg_common_put(fx->common);
 	free(fx);
@@ -176,7 +176,7 @@ int msf_fx_cbw(struct msf_fx *fx, uint8_t lun, const uint8_t *cdb, uint8_t cblen
 	uint8_t cbw[31];
 
 	msf_fx_fill_cbw(fx, cbw, lun, cdb, cblen, in, len);
-	return usb_loopback_host_transfer(fx->h, fx->ep_out, cbw, sizeof(cbw), 0, MSF_TMO);
+	return usb_inproc_host_transfer(fx->h, fx->ep_out, cbw, sizeof(cbw), 0, MSF_TMO);
 }
 
 int msf_fx_csw(struct msf_fx *fx, uint8_t *status, uint32_t *residue)
@@ -184,11 +184,11 @@ int msf_fx_csw(struct msf_fx *fx, uint8_t *status, uint32_t *residue)
 	uint8_t csw[64];
 	int rc;
 
-	rc = usb_loopback_host_transfer(fx->h, fx->ep_in, csw, sizeof(csw), 0, MSF_TMO);
+	rc = usb_inproc_host_transfer(fx->h, fx->ep_in, csw, sizeof(csw), 0, MSF_TMO);
 	fx->csw_stalled = rc == -USB_EPIPE;
 	if (rc == -USB_EPIPE) {
-		assert_int_equal(usb_loopback_host_clear_halt(fx->h, fx->ep_in, MSF_TMO), 0);
-		rc = usb_loopback_host_transfer(fx->h, fx->ep_in, csw, sizeof(csw), 0, MSF_TMO);
+		assert_int_equal(usb_inproc_host_clear_halt(fx->h, fx->ep_in, MSF_TMO), 0);
+		rc = usb_inproc_host_transfer(fx->h, fx->ep_in, csw, sizeof(csw), 0, MSF_TMO);
 	}
 	if (rc < 0)
 		return rc;
@@ -214,10 +214,10 @@ int msf_fx_cmd(struct msf_fx *fx, uint8_t lun, const uint8_t *cdb, uint8_t cblen
 		return rc;
 	assert_int_equal(rc, 31);
 	if (len) {
-		x = usb_loopback_host_transfer(fx->h, in ? fx->ep_in : fx->ep_out, buf, len, 0,
+		x = usb_inproc_host_transfer(fx->h, in ? fx->ep_in : fx->ep_out, buf, len, 0,
 					       MSF_TMO);
 		if (x == -USB_EPIPE)
-			assert_int_equal(usb_loopback_host_clear_halt(fx->h,
+			assert_int_equal(usb_inproc_host_clear_halt(fx->h,
 				in ? fx->ep_in : fx->ep_out, MSF_TMO), 0);
 		else if (x < 0)
 			return x;
@@ -276,7 +276,7 @@ int msf_fx_class(struct msf_fx *fx, bool in, uint8_t req, uint16_t value,
 		.wLength = USB_CPU_TO_LE16(length),
 	};
 
-	return usb_loopback_host_control(fx->h, &s, data, MSF_TMO);
+	return usb_inproc_host_control(fx->h, &s, data, MSF_TMO);
 }
 
 int msf_fx_reset_recovery(struct msf_fx *fx)
@@ -285,10 +285,10 @@ int msf_fx_reset_recovery(struct msf_fx *fx)
 
 	if (rc)
 		return rc;
-	rc = usb_loopback_host_clear_halt(fx->h, fx->ep_in, MSF_TMO);
+	rc = usb_inproc_host_clear_halt(fx->h, fx->ep_in, MSF_TMO);
 	if (rc)
 		return rc;
-	return usb_loopback_host_clear_halt(fx->h, fx->ep_out, MSF_TMO);
+	return usb_inproc_host_clear_halt(fx->h, fx->ep_out, MSF_TMO);
 }
 
 void msf_fx_rw10_cdb(uint8_t cdb[10], bool write, uint32_t lba, uint16_t blocks, uint8_t flags)

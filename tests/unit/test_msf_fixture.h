@@ -1,6 +1,6 @@
 /*
  * test_msf_fixture.h - shared fixture of the MSF tests: a composite driver
- * with one mass storage function bound to the loopback host, and a small
+ * with one mass storage function bound to the in-process host, and a small
  * Bulk-Only host (CBW, data phase, CSW with the stall handling a real host
  * does, Reset Recovery) to drive it.
  */
@@ -12,13 +12,13 @@
 #include <stdint.h>
 
 #include "composite/composite.h"
-#include "composite/loopback_host.h"
+#include "composite/inproc_host.h"
 #include "composite/mass_storage.h"
 
 #define MSF_TMO 3000u	/* generous: only reached when something is broken */
 
 struct msf_fx {
-	struct usb_loopback_host *h;
+	struct usb_inproc_host *h;
 	struct usb_composite_driver driver;
 	struct usb_device_descriptor dd;
 	struct usb_configuration config;

@@ -1,5 +1,5 @@
 /*
- * test_msf_lun.c - logical units through the loopback host: read-only
+ * test_msf_lun.c - logical units through the in-process host: read-only
  * (configured, and a backend that is read-only), removable media (no
  * medium, insert and eject at run time with unit attentions, PREVENT,
  * START STOP UNIT, forced eject, from another thread during I/O), CD-ROM

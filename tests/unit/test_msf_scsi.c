@@ -1,5 +1,5 @@
 /*
- * test_msf_scsi.c - the MSF's SCSI commands through the loopback host: the
+ * test_msf_scsi.c - the MSF's SCSI commands through the in-process host: the
  * exact reply bytes of INQUIRY (standard, VPD 00/80/83), REQUEST SENSE,
  * READ CAPACITY(10/16), READ FORMAT CAPACITIES, MODE SENSE(6/10), the
  * behaviour of MODE SELECT, READ/WRITE of every size, VERIFY, SYNCHRONIZE

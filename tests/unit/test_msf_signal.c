@@ -29,7 +29,7 @@
 
 #include <cmocka.h>
 
-#include "composite/loopback_host.h"
+#include "composite/inproc_host.h"
 #include "composite/mass_storage.h"
 #include "test_msf_fixture.h"
 
@@ -140,7 +140,7 @@ static void find_bulk_eps(struct msf_fx *fx, const uint8_t *desc, int len)
 static void run_article_gadget(int signo)
 {
 	static const uint8_t tur[6] = { 0 };
-	struct usb_loopback_host *h;
+	struct usb_inproc_host *h;
 	char *path = make_file();
 	char arg_file[300], arg_rem[] = "removable=1", arg_other[] = "address=127.0.0.1";
 	char *argv[] = { arg_file, arg_rem, arg_other };
@@ -157,7 +157,7 @@ static void run_article_gadget(int signo)
 	assert_string_equal(argv[0], "address=127.0.0.1");
 	mod_data.exit_on_signal = true;
 
-	assert_int_equal(usb_loopback_host_create(NULL, &h), 0);
+	assert_int_equal(usb_inproc_host_create(NULL, &h), 0);
 	memset(&msg_driver, 0, sizeof(msg_driver));
 	msg_driver.name = "g_mass_storage";
 	msg_driver.dev = &msg_device_desc;
@@ -172,7 +172,7 @@ static void run_article_gadget(int signo)
 	/* The gadget works: enumerate, TEST UNIT READY (a unit attention first). */
 	memset(&fx, 0, sizeof(fx));
 	fx.h = h;
-	len = usb_loopback_host_enumerate(h, USB_SPEED_HIGH, 1, NULL, desc, sizeof(desc), MSF_TMO);
+	len = usb_inproc_host_enumerate(h, USB_SPEED_HIGH, 1, NULL, desc, sizeof(desc), MSF_TMO);
 	assert_true(len > 0);
 	find_bulk_eps(&fx, desc, len);
 	assert_int_equal(msf_fx_cmd(&fx, 0, tur, 6, false, NULL, 0, NULL, NULL), 1);
@@ -189,7 +189,7 @@ static void run_article_gadget(int signo)
 	assert_int_equal(sigaction(signo, NULL, &sa), 0);
 	assert_true(sa.sa_handler == SIG_DFL);
 
-	usb_loopback_host_destroy(h);
+	usb_inproc_host_destroy(h);
 	unlink(path);
 	free(path);
 }
@@ -252,13 +252,13 @@ static struct usb_device_descriptor msg_dev_desc_235 = {
 static void run_235_once(const char *path)
 {
 	static const uint8_t tur[6] = { 0 };
-	struct usb_loopback_host *h;
+	struct usb_inproc_host *h;
 	struct usb_device_descriptor dev;
 	uint8_t desc[256];
 	struct msf_fx fx;
 	int len;
 
-	assert_int_equal(usb_loopback_host_create(NULL, &h), 0);
+	assert_int_equal(usb_inproc_host_create(NULL, &h), 0);
 	memset(&msg_driver, 0, sizeof(msg_driver));
 	msg_driver.name = "g_my_mass_storage";
 	msg_driver.dev = &msg_dev_desc_235;
@@ -272,7 +272,7 @@ static void run_235_once(const char *path)
 
 	memset(&fx, 0, sizeof(fx));
 	fx.h = h;
-	len = usb_loopback_host_enumerate(h, USB_SPEED_HIGH, 1, &dev, desc, sizeof(desc), MSF_TMO);
+	len = usb_inproc_host_enumerate(h, USB_SPEED_HIGH, 1, &dev, desc, sizeof(desc), MSF_TMO);
 	assert_true(len > 0);
 	assert_int_equal(dev.bMaxPacketSize0, 64);	/* filled at high speed */
 	assert_int_equal(dev.bNumConfigurations, 1);
@@ -286,7 +286,7 @@ static void run_235_once(const char *path)
 	assert_int_equal(fds_on(path), 0);
 	/* Detached, not freed (ASan and valgrind see a free of static storage). */
 	assert_null(msg_fsg_common.priv);
-	usb_loopback_host_destroy(h);
+	usb_inproc_host_destroy(h);
 }
 
 static void test_msf_signal_caller_storage_unregistered_from_worker(void **state)

@@ -33,7 +33,7 @@ int msf__sleep_locked(struct msf_common *common, bool can_freeze)
 
 /*
  * Adaptive polling before sleeping on a buffer: with a host that answers
- * within microseconds (the in-process loopback host), waking a sleeping
+ * within microseconds (the in-process host), waking a sleeping
  * thread on another CPU costs more than the wait itself (a third of the
  * throughput on an idle machine). The budget is full again when polling
  * succeeds and shrinks by an eighth each time it does not, so a slow host

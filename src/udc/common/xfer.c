@@ -794,18 +794,6 @@ size_t udcx__urb_rx_windows(struct udcx_ep *ep, struct udcx_urb *u, struct udcx_
 	return n;
 }
 
-size_t udcx__urb_rx_window(struct udcx_ep *ep, struct udcx_urb *u, uint8_t **dst)
-{
-	struct udcx_window win;
-
-	if (udcx__urb_rx_windows(ep, u, &win, 1) == 0) {
-		*dst = bytes_at(u->buf, u->arrived);
-		return 0;
-	}
-	*dst = win.p;
-	return win.len;
-}
-
 void udcx__urb_rx_commit(struct udcx_ep *ep, struct udcx_urb *u, size_t n,
 			 struct udcx_done *done)
 {

@@ -1,6 +1,6 @@
 /*
  * xfer.h - the transfer engine shared by the software backends (USB/IP,
- * loopback): it plays the part of a device controller's packet engine on
+ * in-process host): it plays the part of a device controller's packet engine on
  * one endpoint, matching the host's transfers ("URBs") with the gadget's
  * usb_requests, packet by packet, as real hardware would.
  *
@@ -44,7 +44,7 @@
  * finishes are held (not put on done) until the caller has sent the bytes
  * and calls udcx__urb_release(). An OUT transfer may be streamed
  * (udcx__urb_submit_stream()): submitted before its bytes arrive, which
- * the caller then writes where udcx__urb_rx_window() says, straight into
+ * the caller then writes where udcx__urb_rx_windows() says, straight into
  * the head request's buffer when the packets fit it. Whenever requests
  * leave the queue any other way (dequeue, flush, disable), the bytes
  * still borrowed from them are first copied into the transfers' own
@@ -397,7 +397,7 @@ void udcx__ep_unborrow(struct udcx_ep *ep, struct udcx_done *done);
 
 /*
  * Submit OUT transfer @u (non-control, not isochronous) before its bytes
- * arrive: the caller delivers them in order through udcx__urb_rx_window()
+ * arrive: the caller delivers them in order through udcx__urb_rx_windows()
  * and udcx__urb_rx_commit(). Until all have arrived @u cannot complete
  * except by a halt, a flush or an unlink; a caller still receiving its
  * bytes then goes on writing them where the window says (its own buffer).
@@ -407,21 +407,15 @@ void udcx__ep_unborrow(struct udcx_ep *ep, struct udcx_done *done);
 int udcx__urb_submit_stream(struct udcx_ep *ep, struct udcx_urb *u, struct udcx_done *done);
 
 /*
- * Where the next bytes of streamed transfer @u go (*@dst) and how many
- * may go there at most (the return, > 0 while bytes are due; 0 once all
- * have arrived): straight into the head request's buffer while @u is the
- * oldest transfer on @ep and its next packets fit that request, else into
- * @u->buf at the arrival offset. @u need not be pending (a submit that
- * failed, or a transfer that ended early): its bytes then go to @u->buf.
- * The window is valid until the lock the caller holds is dropped.
- */
-size_t udcx__urb_rx_window(struct udcx_ep *ep, struct udcx_urb *u, uint8_t **dst);
-
-/*
- * As udcx__urb_rx_window(), but up to @max windows in order (@win, the
- * caller's), for a scattered read: past the head request into the next
- * queued ones wherever a window fills its request exactly. Return their
- * count (0 once all bytes have arrived).
+ * Where the next bytes of streamed transfer @u go, as up to @max windows
+ * in order (@win, the caller's), and how many (the return; 0 once all
+ * have arrived). Straight into the head request's buffer while @u is the
+ * oldest transfer on @ep and its next packets fit that request whole,
+ * and on into the next queued requests wherever a window fills its
+ * request exactly (a scattered read); else one window into @u->buf at
+ * the arrival offset. @u need not be pending (a submit that failed, or
+ * a transfer that ended early): its bytes then go to @u->buf. The
+ * windows are valid until the lock the caller holds is dropped.
  */
 size_t udcx__urb_rx_windows(struct udcx_ep *ep, struct udcx_urb *u, struct udcx_window *win,
 			    size_t max);

@@ -1,7 +1,7 @@
 /*
- * loopback_priv.h - private state of the loopback backend, shared by
- * loopback_udc_posix.c (controller side: create/destroy, gadget and endpoint
- * ops) and loopback_host_posix.c (host side: the usb_loopback_host_*() calls).
+ * inproc_priv.h - private state of the in-process backend, shared by
+ * inproc_udc_posix.c (controller side: create/destroy, gadget and endpoint
+ * ops) and inproc_host_posix.c (host side: the usb_inproc_host_*() calls).
  * Prototypes are grouped by the file that defines them.
  *
  * Locking: `lock` guards everything below it; `cond` is broadcast on every
@@ -10,33 +10,33 @@
  * and is taken before `lock`. Entry points and completions are called
  * with neither held... except host_mutex, which only host calls take.
  */
-#ifndef LOOPBACK_PRIV_H
-#define LOOPBACK_PRIV_H
+#ifndef INPROC_PRIV_H
+#define INPROC_PRIV_H
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 
-#include "composite/loopback_host.h"
+#include "composite/inproc_host.h"
 #include "composite/udc.h"
 #include "udc/common/xfer.h"
 
-struct lb_ep {
+struct ih_ep {
 	struct usb_ep ep;
 	struct udcx_ep x;
-	struct usb_loopback_host *h;
+	struct usb_inproc_host *h;
 	char name[16];
 	uint8_t hw_address;	/* number | USB_DIR_IN, fixed by the hardware */
 	uint8_t host_address;	/* bEndpointAddress while enabled */
 	bool run_deferred;	/* requests queued for the host thread to move */
 };
 
-struct usb_loopback_xfer {
+struct usb_inproc_xfer {
 	struct udcx_urb u;
-	struct lb_ep *lep;
+	struct ih_ep *lep;
 };
 
-struct usb_loopback_host {
+struct usb_inproc_host {
 	struct usb_gadget gadget;
 	char name[32];
 	enum usb_device_speed max_speed;
@@ -49,15 +49,15 @@ struct usb_loopback_host {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	/* Bumped (lock held) with every broadcast of cond: a waiter polls it
-	 * with the lock dropped before sleeping (loopback_host_posix.c). */
+	 * with the lock dropped before sleeping (inproc_host_posix.c). */
 	atomic_uint changes;
 	/* Threads waiting for the lock: a host thread moving data in
 	 * chunks lets them in between two chunks. */
 	atomic_uint lock_waiters;
 	long spin_ns;		/* polling budget (host thread only) */
 	bool multi_cpu;		/* polling a lock only helps with another CPU */
-	struct lb_ep ep0;
-	struct lb_ep *eps;
+	struct ih_ep ep0;
+	struct ih_ep *eps;
 	size_t neps;
 	/* Requests finished outside the event context, to give back there. */
 	struct udcx_done pending;
@@ -66,23 +66,23 @@ struct usb_loopback_host {
 	bool pullup;
 	bool connected;
 	bool unplug_pending;	/* pullup went off while connected */
-	bool deferred;		/* some lb_ep has run_deferred set */
+	bool deferred;		/* some ih_ep has run_deferred set */
 	unsigned in_event;	/* entry-point calls running */
 	unsigned long given_back;	/* requests given back by the host thread */
-	struct usb_loopback_host_info info;
+	struct usb_inproc_host_info info;
 };
 
-/* ---- loopback_udc_posix.c ---------------------------------------------- */
+/* ---- inproc_udc_posix.c ---------------------------------------------- */
 
 /*
  * Bytes the host thread copies under the lock in one go: a 64 KiB buffer
  * takes 3-5 us to copy, during which the device side, queueing its next
  * buffer, would wait on the lock (bench_msf).
  */
-#define LB_RUN_BUDGET (16u * 1024u)
+#define IH_RUN_BUDGET (16u * 1024u)
 
 /* Leave the rest of @lep's data to the host thread. Lock held. */
-void lb__defer(struct usb_loopback_host *h, struct lb_ep *lep);
+void ih__defer(struct usb_inproc_host *h, struct ih_ep *lep);
 
 /*
  * Take h->lock (every taker of it goes through here), polling it briefly
@@ -91,34 +91,34 @@ void lb__defer(struct usb_loopback_host *h, struct lb_ep *lep);
  * an IN buffer into a waiting transfer and the host's 16 KiB chunks),
  * and sleeping on it costs two context switches.
  */
-void lb__lock(struct usb_loopback_host *h);
+void ih__lock(struct usb_inproc_host *h);
 
 /* Wake whoever waits on h->cond, and count the change. Lock held. */
-void lb__kick(struct usb_loopback_host *h);
+void ih__kick(struct usb_inproc_host *h);
 
 /*
  * Put what an engine call finished where it belongs: requests onto
  * h->pending (for the event context), host transfers off their lists
  * (their waiters see !pending); wake waiters. Lock held.
  */
-void lb__settle(struct usb_loopback_host *h, struct udcx_done *done);
+void ih__settle(struct usb_inproc_host *h, struct udcx_done *done);
 
 /*
  * Call an entry point from the host thread: false if the gadget is not
- * started (do not call). Lock held on entry; dropped between lb__enter()
- * and lb__leave(), which takes it again.
+ * started (do not call). Lock held on entry; dropped between ih__enter()
+ * and ih__leave(), which takes it again.
  */
-bool lb__enter(struct usb_loopback_host *h);
-void lb__leave(struct usb_loopback_host *h);
+bool ih__enter(struct usb_inproc_host *h);
+void ih__leave(struct usb_inproc_host *h);
 
-/* In the host thread: move the data lb_queue() deferred, give back
+/* In the host thread: move the data ih_queue() deferred, give back
  * h->pending, until neither is left. Lock held (dropped meanwhile).
  * Return: how many requests were given back. */
-int lb__run_completions(struct usb_loopback_host *h);
+int ih__run_completions(struct usb_inproc_host *h);
 
 /* Finish every queued request with @req_status and every pending host
  * transfer with @urb_status, ep0 included, into @done. Lock held. */
-void lb__flush_all(struct usb_loopback_host *h, int req_status, int urb_status,
+void ih__flush_all(struct usb_inproc_host *h, int req_status, int urb_status,
 		   struct udcx_done *done);
 
-#endif /* LOOPBACK_PRIV_H */
+#endif /* INPROC_PRIV_H */

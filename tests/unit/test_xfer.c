@@ -1,5 +1,5 @@
 /*
- * test_loopback_xfer.c - unit tests of the transfer engine
+ * test_xfer.c - unit tests of the transfer engine
  * (src/udc/common/xfer.c), driven directly, without core or backend:
  * tables of IN and OUT cases at maxpacket 64 and 512, each run with the
  * requests queued before and after the host transfers, plus halt, unlink,
@@ -494,13 +494,13 @@ static void run_table(const struct xcase *t, size_t n, unsigned mp)
 	}
 }
 
-static void test_loopback_xfer_table_mp64(void **state)
+static void test_xfer_table_mp64(void **state)
 {
 	(void)state;
 	run_table(cases64, sizeof(cases64) / sizeof(cases64[0]), 64);
 }
 
-static void test_loopback_xfer_table_mp512(void **state)
+static void test_xfer_table_mp512(void **state)
 {
 	(void)state;
 	run_table(cases512, sizeof(cases512) / sizeof(cases512[0]), 512);
@@ -544,7 +544,7 @@ static void set_urb(struct one *o, int i, size_t len, unsigned flags)
 	udcx__urb_init(&o->u[i], o->ub[i], len, flags);
 }
 
-static void test_loopback_xfer_halt(void **state)
+static void test_xfer_halt(void **state)
 {
 	struct one *o = one_new(true, 64);
 
@@ -592,7 +592,7 @@ static void test_loopback_xfer_halt(void **state)
 	free(o);
 }
 
-static void test_loopback_xfer_halt_out_keeps_requests(void **state)
+static void test_xfer_halt_out_keeps_requests(void **state)
 {
 	struct one *o = one_new(false, 512);
 
@@ -615,7 +615,7 @@ static void test_loopback_xfer_halt_out_keeps_requests(void **state)
 	free(o);
 }
 
-static void test_loopback_xfer_unlink(void **state)
+static void test_xfer_unlink(void **state)
 {
 	struct one *o = one_new(true, 64);
 
@@ -652,7 +652,7 @@ static void test_loopback_xfer_unlink(void **state)
 	free(o);
 }
 
-static void test_loopback_xfer_unlink_keeps_request_offset(void **state)
+static void test_xfer_unlink_keeps_request_offset(void **state)
 {
 	struct one *o = one_new(true, 64);
 
@@ -674,7 +674,7 @@ static void test_loopback_xfer_unlink_keeps_request_offset(void **state)
 	free(o);
 }
 
-static void test_loopback_xfer_dequeue(void **state)
+static void test_xfer_dequeue(void **state)
 {
 	struct one *o = one_new(false, 64);
 
@@ -702,7 +702,7 @@ static void test_loopback_xfer_dequeue(void **state)
 	free(o);
 }
 
-static void test_loopback_xfer_flush(void **state)
+static void test_xfer_flush(void **state)
 {
 	struct one *o = one_new(true, 64);
 	struct list_head mine;
@@ -747,7 +747,7 @@ static void test_loopback_xfer_flush(void **state)
 	free(o);
 }
 
-static void test_loopback_xfer_bad_arguments(void **state)
+static void test_xfer_bad_arguments(void **state)
 {
 	struct one *o = one_new(true, 64);
 	struct udcx_ep ep0;
@@ -810,7 +810,7 @@ static struct udcx_urb *ctl_submit(struct ctl *c, int i, uint8_t type, uint16_t 
 	return u;
 }
 
-static void test_loopback_xfer_ctrl_in(void **state)
+static void test_xfer_ctrl_in(void **state)
 {
 	struct ctl *c = ctl_new(64);
 	struct udcx_urb *u = ctl_submit(c, 0, USB_DIR_IN | USB_TYPE_VENDOR, 64, 64);
@@ -854,7 +854,7 @@ static void test_loopback_xfer_ctrl_in(void **state)
 	free(c);
 }
 
-static void test_loopback_xfer_ctrl_out_and_nodata(void **state)
+static void test_xfer_ctrl_out_and_nodata(void **state)
 {
 	struct ctl *c = ctl_new(8);
 	struct udcx_urb *u = ctl_submit(c, 0, USB_DIR_OUT | USB_TYPE_VENDOR, 20, 20);
@@ -900,7 +900,7 @@ static void test_loopback_xfer_ctrl_out_and_nodata(void **state)
 	free(c);
 }
 
-static void test_loopback_xfer_ctrl_stall(void **state)
+static void test_xfer_ctrl_stall(void **state)
 {
 	struct ctl *c = ctl_new(64);
 	struct udcx_urb *u = ctl_submit(c, 0, USB_DIR_IN, 8, 8);
@@ -934,7 +934,7 @@ static void test_loopback_xfer_ctrl_stall(void **state)
 	free(c);
 }
 
-static void test_loopback_xfer_ctrl_queued_in_order(void **state)
+static void test_xfer_ctrl_queued_in_order(void **state)
 {
 	struct ctl *c = ctl_new(64);
 	struct udcx_urb *a = ctl_submit(c, 0, USB_DIR_IN, 2, 2);
@@ -1079,7 +1079,7 @@ static void random_round(bool in, unsigned mp, uint32_t seed)
 	(void)got;
 }
 
-static void test_loopback_xfer_random_interleavings(void **state)
+static void test_xfer_random_interleavings(void **state)
 {
 	(void)state;
 	for (uint32_t seed = 1; seed <= 200; seed++) {
@@ -1093,20 +1093,20 @@ static void test_loopback_xfer_random_interleavings(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_loopback_xfer_table_mp64),
-		cmocka_unit_test(test_loopback_xfer_table_mp512),
-		cmocka_unit_test(test_loopback_xfer_halt),
-		cmocka_unit_test(test_loopback_xfer_halt_out_keeps_requests),
-		cmocka_unit_test(test_loopback_xfer_unlink),
-		cmocka_unit_test(test_loopback_xfer_unlink_keeps_request_offset),
-		cmocka_unit_test(test_loopback_xfer_dequeue),
-		cmocka_unit_test(test_loopback_xfer_flush),
-		cmocka_unit_test(test_loopback_xfer_bad_arguments),
-		cmocka_unit_test(test_loopback_xfer_ctrl_in),
-		cmocka_unit_test(test_loopback_xfer_ctrl_out_and_nodata),
-		cmocka_unit_test(test_loopback_xfer_ctrl_stall),
-		cmocka_unit_test(test_loopback_xfer_ctrl_queued_in_order),
-		cmocka_unit_test(test_loopback_xfer_random_interleavings),
+		cmocka_unit_test(test_xfer_table_mp64),
+		cmocka_unit_test(test_xfer_table_mp512),
+		cmocka_unit_test(test_xfer_halt),
+		cmocka_unit_test(test_xfer_halt_out_keeps_requests),
+		cmocka_unit_test(test_xfer_unlink),
+		cmocka_unit_test(test_xfer_unlink_keeps_request_offset),
+		cmocka_unit_test(test_xfer_dequeue),
+		cmocka_unit_test(test_xfer_flush),
+		cmocka_unit_test(test_xfer_bad_arguments),
+		cmocka_unit_test(test_xfer_ctrl_in),
+		cmocka_unit_test(test_xfer_ctrl_out_and_nodata),
+		cmocka_unit_test(test_xfer_ctrl_stall),
+		cmocka_unit_test(test_xfer_ctrl_queued_in_order),
+		cmocka_unit_test(test_xfer_random_interleavings),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,7 +1,7 @@
 /*
- * test_sourcesink_lbhost.c - Gadget Zero as examples/gadget_zero builds it
+ * test_sourcesink_inproc.c - Gadget Zero as examples/gadget_zero builds it
  * (configuration 3 "source/sink", configuration 2 "loopback", endpoints
- * reused across them) driven by the in-process loopback host, with a real
+ * reused across them) driven by the in-process host, with a real
  * controller's packet rules: enumeration of both configurations, the source
  * pattern as read by a host, the sink check and its stall, vendor requests
  * 0x5b/0x5c, alternate setting 1 with isochronous data, the loopback echo
@@ -18,7 +18,7 @@
 
 #include "composite/composite.h"
 #include "composite/f_loopback.h"
-#include "composite/loopback_host.h"
+#include "composite/inproc_host.h"
 #include "composite/sourcesink.h"
 
 #define TMO 2000
@@ -86,7 +86,7 @@ static struct usb_composite_driver zero_driver = {
 };
 
 struct ctx {
-	struct usb_loopback_host *h;
+	struct usb_inproc_host *h;
 	uint8_t cfg[256];
 	int cfg_len;
 	uint8_t in, out, iso_in, iso_out;
@@ -96,7 +96,7 @@ static struct ctx C;
 
 static int setup_host(void **state)
 {
-	struct usb_loopback_host_config hc = { .udc_name = "gz-lb.0",
+	struct usb_inproc_host_config hc = { .udc_name = "gz-lb.0",
 					       .max_speed = USB_SPEED_HIGH };
 
 	(void)state;
@@ -104,14 +104,14 @@ static int setup_host(void **state)
 	f_ss = f_lb = NULL;
 	f_ss_opts_init(&ss_opts);
 	f_lb_opts_init(&lb_opts);
-	return usb_loopback_host_create(&hc, &C.h) ? -1 : 0;
+	return usb_inproc_host_create(&hc, &C.h) ? -1 : 0;
 }
 
 static int teardown_host(void **state)
 {
 	(void)state;
 	usb_composite_unregister(&zero_driver);
-	usb_loopback_host_destroy(C.h);
+	usb_inproc_host_destroy(C.h);
 	C.h = NULL;
 	return 0;
 }
@@ -126,7 +126,7 @@ static void enumerate(uint8_t value)
 	if (!f_ss)
 		assert_int_equal(usb_composite_probe(&zero_driver), 0);
 
-	C.cfg_len = usb_loopback_host_enumerate(C.h, USB_SPEED_HIGH, value, &dd, C.cfg,
+	C.cfg_len = usb_inproc_host_enumerate(C.h, USB_SPEED_HIGH, value, &dd, C.cfg,
 						sizeof(C.cfg), TMO);
 	assert_true(C.cfg_len > 9);
 	assert_int_equal(USB_LE16_TO_CPU(dd.idVendor), 0x0525);
@@ -156,17 +156,17 @@ static int ctrl(uint8_t type, uint8_t req, uint16_t value, uint16_t index, void 
 		.wIndex = USB_CPU_TO_LE16(index), .wLength = USB_CPU_TO_LE16(len),
 	};
 
-	return usb_loopback_host_control(C.h, &s, data, TMO);
+	return usb_inproc_host_control(C.h, &s, data, TMO);
 }
 
-static void test_sourcesink_lbhost_two_configurations(void **state)
+static void test_sourcesink_inproc_two_configurations(void **state)
 {
 	uint8_t head[9];
 
 	(void)state;
 	enumerate(3);
 	assert_int_equal(C.cfg[5], 3);
-	assert_true(C.iso_in && C.iso_out);	/* the loopback host has iso */
+	assert_true(C.iso_in && C.iso_out);	/* the in-process host has iso */
 	/* Configuration index 1 is the loopback one, value 2. */
 	assert_int_equal(ctrl(USB_DIR_IN, USB_REQ_GET_DESCRIPTOR, USB_DT_CONFIG << 8 | 1, 0,
 			      head, 9), 9);
@@ -177,7 +177,7 @@ static void test_sourcesink_lbhost_two_configurations(void **state)
 	assert_int_equal(ctrl(USB_DIR_OUT, USB_REQ_SET_CONFIGURATION, 3, 0, NULL, 0), 0);
 }
 
-static void test_sourcesink_lbhost_source_pattern(void **state)
+static void test_sourcesink_inproc_source_pattern(void **state)
 {
 	uint8_t buf[4096];
 
@@ -190,14 +190,14 @@ static void test_sourcesink_lbhost_source_pattern(void **state)
 		int n;
 
 		memset(buf, 0xa5, sizeof(buf));
-		n = usb_loopback_host_transfer(C.h, C.in, buf, len, USB_LOOPBACK_SHORT_NOT_OK, TMO);
+		n = usb_inproc_host_transfer(C.h, C.in, buf, len, USB_INPROC_SHORT_NOT_OK, TMO);
 		assert_int_equal(n, (int)len);
 		for (int i = 0; i < n; i++)
 			assert_int_equal(buf[i], (i % 512) % 63);
 	}
 }
 
-static void test_sourcesink_lbhost_sink_and_stall(void **state)
+static void test_sourcesink_inproc_sink_and_stall(void **state)
 {
 	uint8_t buf[1000];
 	struct f_ss_stats st;
@@ -209,27 +209,27 @@ static void test_sourcesink_lbhost_sink_and_stall(void **state)
 		buf[i] = (uint8_t)((i % 512) % 63);
 	/* 1000 bytes end with a short packet: one request each time. */
 	for (int k = 0; k < 3; k++)
-		assert_int_equal(usb_loopback_host_transfer(C.h, C.out, buf, sizeof(buf), 0, TMO),
+		assert_int_equal(usb_inproc_host_transfer(C.h, C.out, buf, sizeof(buf), 0, TMO),
 				 1000);
 	sourcesink_get_stats(f_ss, &st);
 	assert_int_equal(st.out_bytes, 3000);
 	assert_int_equal(st.bad_packets, 0);
 
 	buf[777] ^= 1;
-	assert_int_equal(usb_loopback_host_transfer(C.h, C.out, buf, sizeof(buf), 0, TMO), 1000);
+	assert_int_equal(usb_inproc_host_transfer(C.h, C.out, buf, sizeof(buf), 0, TMO), 1000);
 	/* The device halted OUT: the next write stalls until cleared. */
 	buf[777] ^= 1;
-	assert_int_equal(usb_loopback_host_transfer(C.h, C.out, buf, sizeof(buf), 0, TMO),
+	assert_int_equal(usb_inproc_host_transfer(C.h, C.out, buf, sizeof(buf), 0, TMO),
 			 -USB_EPIPE);
-	assert_int_equal(usb_loopback_host_clear_halt(C.h, C.out, TMO), 0);
-	assert_int_equal(usb_loopback_host_transfer(C.h, C.out, buf, sizeof(buf), 0, TMO), 1000);
+	assert_int_equal(usb_inproc_host_clear_halt(C.h, C.out, TMO), 0);
+	assert_int_equal(usb_inproc_host_transfer(C.h, C.out, buf, sizeof(buf), 0, TMO), 1000);
 	sourcesink_get_stats(f_ss, &st);
 	assert_int_equal(st.bad_packets, 1);
 	assert_int_equal(st.out_bytes, 5000);
 }
 
 /* usbtest case 13: the host halts each endpoint, sees the stall, clears it. */
-static void test_sourcesink_lbhost_host_halt(void **state)
+static void test_sourcesink_inproc_host_halt(void **state)
 {
 	uint8_t buf[512], st[2];
 
@@ -247,15 +247,15 @@ static void test_sourcesink_lbhost_host_halt(void **state)
 				      st, 2), 2);
 		assert_int_equal(usb_get_le16(st), 1);
 		memset(buf, 0, sizeof(buf));
-		assert_int_equal(usb_loopback_host_transfer(C.h, ep, buf, sizeof(buf), 0, TMO),
+		assert_int_equal(usb_inproc_host_transfer(C.h, ep, buf, sizeof(buf), 0, TMO),
 				 -USB_EPIPE);
-		assert_int_equal(usb_loopback_host_clear_halt(C.h, ep, TMO), 0);
-		assert_int_equal(usb_loopback_host_transfer(C.h, ep, buf, sizeof(buf), 0, TMO),
+		assert_int_equal(usb_inproc_host_clear_halt(C.h, ep, TMO), 0);
+		assert_int_equal(usb_inproc_host_transfer(C.h, ep, buf, sizeof(buf), 0, TMO),
 				 (int)sizeof(buf));
 	}
 }
 
-static void test_sourcesink_lbhost_vendor_requests(void **state)
+static void test_sourcesink_inproc_vendor_requests(void **state)
 {
 	static uint8_t data[4096], back[4096];
 
@@ -278,7 +278,7 @@ static void test_sourcesink_lbhost_vendor_requests(void **state)
 	assert_int_equal(ctrl(USB_DIR_OUT | USB_TYPE_VENDOR, 0x5b, 0, 0, data, 4), -USB_EPIPE);
 }
 
-static void test_sourcesink_lbhost_alt1_iso(void **state)
+static void test_sourcesink_inproc_alt1_iso(void **state)
 {
 	uint8_t buf[1024], alt = 0xff;
 	struct f_ss_stats st;
@@ -287,27 +287,27 @@ static void test_sourcesink_lbhost_alt1_iso(void **state)
 	ss_opts.pattern = 1;
 	ss_opts.isoc_maxpacket = 512;
 	enumerate(3);
-	assert_int_equal(usb_loopback_host_set_interface(C.h, 0, 1, TMO), 0);
+	assert_int_equal(usb_inproc_host_set_interface(C.h, 0, 1, TMO), 0);
 	assert_int_equal(ctrl(USB_DIR_IN | USB_RECIP_INTERFACE, USB_REQ_GET_INTERFACE, 0, 0,
 			      &alt, 1), 1);
 	assert_int_equal(alt, 1);
-	assert_int_equal(usb_loopback_host_transfer(C.h, C.iso_in, buf, 512, 0, TMO), 512);
+	assert_int_equal(usb_inproc_host_transfer(C.h, C.iso_in, buf, 512, 0, TMO), 512);
 	for (int i = 0; i < 512; i++)
 		assert_int_equal(buf[i], (i % 512) % 63);
-	assert_int_equal(usb_loopback_host_transfer(C.h, C.iso_out, buf, 300, 0, TMO), 300);
+	assert_int_equal(usb_inproc_host_transfer(C.h, C.iso_out, buf, 300, 0, TMO), 300);
 	/* Bulk still works in alternate 1. */
-	assert_int_equal(usb_loopback_host_transfer(C.h, C.in, buf, 512, 0, TMO), 512);
+	assert_int_equal(usb_inproc_host_transfer(C.h, C.in, buf, 512, 0, TMO), 512);
 	sourcesink_get_stats(f_ss, &st);
 	assert_int_equal(st.cur_alt, 1);
 	assert_int_equal(st.iso_in_bytes, 512);
 	assert_int_equal(st.iso_out_bytes, 300);
-	assert_int_equal(usb_loopback_host_set_interface(C.h, 0, 0, TMO), 0);
-	assert_int_equal(usb_loopback_host_transfer(C.h, C.iso_in, buf, 512, 0, 100),
+	assert_int_equal(usb_inproc_host_set_interface(C.h, 0, 0, TMO), 0);
+	assert_int_equal(usb_inproc_host_transfer(C.h, C.iso_in, buf, 512, 0, 100),
 			 -USB_ETIMEDOUT);
-	assert_int_equal(usb_loopback_host_set_interface(C.h, 0, 2, TMO), -USB_EPIPE);
+	assert_int_equal(usb_inproc_host_set_interface(C.h, 0, 2, TMO), -USB_EPIPE);
 }
 
-static void test_sourcesink_lbhost_loopback_echo(void **state)
+static void test_sourcesink_inproc_loopback_echo(void **state)
 {
 	static const unsigned sizes[] = { 1, 2, 63, 64, 100, 511, 512, 513, 1024, 1500,
 					  2048, 3000, 4095, 4096 };
@@ -325,10 +325,10 @@ static void test_sourcesink_lbhost_loopback_echo(void **state)
 			out[i] = (uint8_t)(i * 7 + k);
 		/* A ZLP after a packet-aligned write ends the device's request
 		 * (buflen 4096); the echo then ends the same way. */
-		r = usb_loopback_host_transfer(C.h, C.out, out, n, USB_LOOPBACK_ZERO_PACKET, TMO);
+		r = usb_inproc_host_transfer(C.h, C.out, out, n, USB_INPROC_ZERO_PACKET, TMO);
 		assert_int_equal(r, (int)n);
 		memset(in, 0, sizeof(in));
-		r = usb_loopback_host_transfer(C.h, C.in, in, sizeof(in), 0, TMO);
+		r = usb_inproc_host_transfer(C.h, C.in, in, sizeof(in), 0, TMO);
 		assert_int_equal(r, (int)n);
 		assert_memory_equal(in, out, n);
 		total += n;
@@ -338,48 +338,48 @@ static void test_sourcesink_lbhost_loopback_echo(void **state)
 	assert_int_equal(st.in_bytes, total);
 }
 
-static void test_sourcesink_lbhost_disable_during_transfers(void **state)
+static void test_sourcesink_inproc_disable_during_transfers(void **state)
 {
-	struct usb_loopback_xfer *x = NULL;
+	struct usb_inproc_xfer *x = NULL;
 	uint8_t buf[512];
 
 	(void)state;
 	enumerate(2);
 	/* A read waiting for an echo, then the host unconfigures. */
-	assert_int_equal(usb_loopback_host_submit(C.h, C.in, buf, sizeof(buf), 0, &x), 0);
-	assert_int_equal(usb_loopback_host_wait(C.h, x, 50), -USB_ETIMEDOUT);
+	assert_int_equal(usb_inproc_host_submit(C.h, C.in, buf, sizeof(buf), 0, &x), 0);
+	assert_int_equal(usb_inproc_host_wait(C.h, x, 50), -USB_ETIMEDOUT);
 	assert_int_equal(ctrl(USB_DIR_OUT, USB_REQ_SET_CONFIGURATION, 0, 0, NULL, 0), 0);
-	assert_int_equal(usb_loopback_host_cancel(C.h, x), 0);
-	usb_loopback_host_free(C.h, x);
+	assert_int_equal(usb_inproc_host_cancel(C.h, x), 0);
+	usb_inproc_host_free(C.h, x);
 	/* Source/sink with transfers in flight, then an unplug. */
 	assert_int_equal(ctrl(USB_DIR_OUT, USB_REQ_SET_CONFIGURATION, 3, 0, NULL, 0), 0);
-	assert_int_equal(usb_loopback_host_transfer(C.h, C.in, buf, sizeof(buf), 0, TMO), 512);
-	assert_int_equal(usb_loopback_host_submit(C.h, C.in, buf, sizeof(buf), 0, &x), 0);
-	assert_int_equal(usb_loopback_host_disconnect(C.h), 0);
-	usb_loopback_host_free(C.h, x);
+	assert_int_equal(usb_inproc_host_transfer(C.h, C.in, buf, sizeof(buf), 0, TMO), 512);
+	assert_int_equal(usb_inproc_host_submit(C.h, C.in, buf, sizeof(buf), 0, &x), 0);
+	assert_int_equal(usb_inproc_host_disconnect(C.h), 0);
+	usb_inproc_host_free(C.h, x);
 	/* Re-plugged, it enumerates and works again. */
 	enumerate(3);
-	assert_int_equal(usb_loopback_host_transfer(C.h, C.in, buf, sizeof(buf), 0, TMO), 512);
+	assert_int_equal(usb_inproc_host_transfer(C.h, C.in, buf, sizeof(buf), 0, TMO), 512);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_sourcesink_lbhost_two_configurations,
+		cmocka_unit_test_setup_teardown(test_sourcesink_inproc_two_configurations,
 						setup_host, teardown_host),
-		cmocka_unit_test_setup_teardown(test_sourcesink_lbhost_source_pattern,
+		cmocka_unit_test_setup_teardown(test_sourcesink_inproc_source_pattern,
 						setup_host, teardown_host),
-		cmocka_unit_test_setup_teardown(test_sourcesink_lbhost_sink_and_stall,
+		cmocka_unit_test_setup_teardown(test_sourcesink_inproc_sink_and_stall,
 						setup_host, teardown_host),
-		cmocka_unit_test_setup_teardown(test_sourcesink_lbhost_host_halt,
+		cmocka_unit_test_setup_teardown(test_sourcesink_inproc_host_halt,
 						setup_host, teardown_host),
-		cmocka_unit_test_setup_teardown(test_sourcesink_lbhost_vendor_requests,
+		cmocka_unit_test_setup_teardown(test_sourcesink_inproc_vendor_requests,
 						setup_host, teardown_host),
-		cmocka_unit_test_setup_teardown(test_sourcesink_lbhost_alt1_iso,
+		cmocka_unit_test_setup_teardown(test_sourcesink_inproc_alt1_iso,
 						setup_host, teardown_host),
-		cmocka_unit_test_setup_teardown(test_sourcesink_lbhost_loopback_echo,
+		cmocka_unit_test_setup_teardown(test_sourcesink_inproc_loopback_echo,
 						setup_host, teardown_host),
-		cmocka_unit_test_setup_teardown(test_sourcesink_lbhost_disable_during_transfers,
+		cmocka_unit_test_setup_teardown(test_sourcesink_inproc_disable_during_transfers,
 						setup_host, teardown_host),
 	};
 

@@ -1,5 +1,5 @@
 /*
- * test_loopback_null.c - the null backend (src/udc/null), the template
+ * test_null_udc.c - the null backend (src/udc/null), the template
  * UDC: registration, every mandatory op through the core's usb_ep_*()
  * calls, and its "interrupt" entry points driving a small composite
  * device (SETUP, reset, disconnect, request completion).
@@ -169,7 +169,7 @@ static struct usb_ctrlrequest setup_pkt(uint8_t type, uint8_t req, uint16_t valu
 
 /* ---- tests -------------------------------------------------------------- */
 
-static void test_loopback_null_register(void **state)
+static void test_null_udc_register(void **state)
 {
 	struct usb_null_udc *a = NULL, *b = NULL;
 	struct usb_null_udc_config c = { .name = "null.x", .num_pairs = 16 };
@@ -196,7 +196,7 @@ static void test_loopback_null_register(void **state)
 	usb_null_udc_destroy(NULL);
 }
 
-static void test_loopback_null_device(void **state)
+static void test_null_udc_device(void **state)
 {
 	struct usb_null_udc *u = NULL;
 	struct usb_gadget *g;
@@ -302,8 +302,8 @@ static void test_loopback_null_device(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_loopback_null_register),
-		cmocka_unit_test(test_loopback_null_device),
+		cmocka_unit_test(test_null_udc_register),
+		cmocka_unit_test(test_null_udc_device),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,9 +1,9 @@
 /*
- * loopback_udc_posix.c - the controller side of the loopback backend: creating
+ * inproc_udc_posix.c - the controller side of the in-process backend: creating
  * and registering the simulated UDC, its gadget and endpoint ops, and the
- * event-context plumbing the host side uses (loopback_priv.h).
+ * event-context plumbing the host side uses (inproc_priv.h).
  *
- * It owns the usb_loopback_host structure, its endpoints and requests; it
+ * It owns the usb_inproc_host structure, its endpoints and requests; it
  * moves data only through the transfer engine (udc/common/xfer.h) and
  * calls the core only through usb_udc_register()/unregister() and, in
  * disable/dequeue, usb_gadget_giveback_request(). POSIX (pthreads).
@@ -17,16 +17,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "udc/loopback/loopback_priv.h"
+#include "udc/inproc/inproc_priv.h"
 
-static struct usb_loopback_host *host_of_gadget(struct usb_gadget *g)
+static struct usb_inproc_host *host_of_gadget(struct usb_gadget *g)
 {
-	return usb_container_of(g, struct usb_loopback_host, gadget);
+	return usb_container_of(g, struct usb_inproc_host, gadget);
 }
 
-static struct lb_ep *lep_of(struct usb_ep *ep)
+static struct ih_ep *lep_of(struct usb_ep *ep)
 {
-	return usb_container_of(ep, struct lb_ep, ep);
+	return usb_container_of(ep, struct ih_ep, ep);
 }
 
 /* ---- event-context plumbing ------------------------------------------- */
@@ -35,7 +35,7 @@ static struct lb_ep *lep_of(struct usb_ep *ep)
  * switches that sleeping on it costs. */
 #define LB_LOCK_TRIES 1024u
 
-void lb__lock(struct usb_loopback_host *h)
+void ih__lock(struct usb_inproc_host *h)
 {
 	if (pthread_mutex_trylock(&h->lock) == 0)
 		return;
@@ -50,23 +50,23 @@ void lb__lock(struct usb_loopback_host *h)
 	atomic_fetch_sub_explicit(&h->lock_waiters, 1u, memory_order_relaxed);
 }
 
-void lb__kick(struct usb_loopback_host *h)
+void ih__kick(struct usb_inproc_host *h)
 {
 	atomic_fetch_add_explicit(&h->changes, 1u, memory_order_release);
 	pthread_cond_broadcast(&h->cond);
 }
 
-void lb__settle(struct usb_loopback_host *h, struct udcx_done *done)
+void ih__settle(struct usb_inproc_host *h, struct udcx_done *done)
 {
 	while (!list_empty(&done->reqs))
 		list_move_tail(done->reqs.next, &h->pending.reqs);
 	/* Host transfers are waited on through their pending flag. */
 	while (!list_empty(&done->urbs))
 		list_del_init(done->urbs.next);
-	lb__kick(h);
+	ih__kick(h);
 }
 
-bool lb__enter(struct usb_loopback_host *h)
+bool ih__enter(struct usb_inproc_host *h)
 {
 	if (!h->started)
 		return false;
@@ -75,24 +75,24 @@ bool lb__enter(struct usb_loopback_host *h)
 	return true;
 }
 
-void lb__leave(struct usb_loopback_host *h)
+void ih__leave(struct usb_inproc_host *h)
 {
-	lb__lock(h);
+	ih__lock(h);
 	h->in_event--;
-	lb__kick(h);
+	ih__kick(h);
 }
 
-void lb__defer(struct usb_loopback_host *h, struct lb_ep *lep)
+void ih__defer(struct usb_inproc_host *h, struct ih_ep *lep)
 {
 	lep->run_deferred = true;
 	h->deferred = true;
 }
 
 /*
- * Move a chunk of the data left to the host thread (by lb_queue() or a
+ * Move a chunk of the data left to the host thread (by ih_queue() or a
  * cut run) on every endpoint. Lock held.
  */
-static void run_deferred(struct usb_loopback_host *h)
+static void run_deferred(struct usb_inproc_host *h)
 {
 	struct udcx_done done;
 
@@ -103,14 +103,14 @@ static void run_deferred(struct usb_loopback_host *h)
 	for (size_t i = 0; i < h->neps; i++) {
 		if (h->eps[i].run_deferred) {
 			h->eps[i].run_deferred = false;
-			if (udcx__ep_run_some(&h->eps[i].x, &done, LB_RUN_BUDGET))
-				lb__defer(h, &h->eps[i]);
+			if (udcx__ep_run_some(&h->eps[i].x, &done, IH_RUN_BUDGET))
+				ih__defer(h, &h->eps[i]);
 		}
 	}
-	lb__settle(h, &done);
+	ih__settle(h, &done);
 }
 
-int lb__run_completions(struct usb_loopback_host *h)
+int ih__run_completions(struct usb_inproc_host *h)
 {
 	int n = 0;
 
@@ -135,7 +135,7 @@ int lb__run_completions(struct usb_loopback_host *h)
 				     atomic_load_explicit(&h->lock_waiters, memory_order_relaxed); i++)
 					;
 			}
-			lb__lock(h);
+			ih__lock(h);
 			continue;
 		}
 
@@ -144,21 +144,21 @@ int lb__run_completions(struct usb_loopback_host *h)
 			list_move_tail(h->pending.reqs.next, &mine);
 		for (struct list_head *p = mine.next; p != &mine; p = p->next)
 			batch++;
-		if (!lb__enter(h)) {
+		if (!ih__enter(h)) {
 			/* Stopped: leave them for disable/dequeue to find. */
 			while (!list_empty(&mine))
 				list_move_tail(mine.next, &h->pending.reqs);
 			return n;	/* these were not given back */
 		}
 		udcx__giveback_list(&mine);
-		lb__leave(h);
+		ih__leave(h);
 		n += batch;
 		h->given_back += (unsigned long)batch;
 	}
 	return n;
 }
 
-void lb__flush_all(struct usb_loopback_host *h, int req_status, int urb_status,
+void ih__flush_all(struct usb_inproc_host *h, int req_status, int urb_status,
 		   struct udcx_done *done)
 {
 	udcx__ep_flush_reqs(&h->ep0.x, req_status, done);
@@ -171,10 +171,10 @@ void lb__flush_all(struct usb_loopback_host *h, int req_status, int urb_status,
 
 /* ---- endpoint ops ------------------------------------------------------- */
 
-static int lb_ep_enable(struct usb_ep *ep, const struct usb_endpoint_descriptor *desc)
+static int ih_ep_enable(struct usb_ep *ep, const struct usb_endpoint_descriptor *desc)
 {
-	struct lb_ep *lep = lep_of(ep);
-	struct usb_loopback_host *h = lep->h;
+	struct ih_ep *lep = lep_of(ep);
+	struct usb_inproc_host *h = lep->h;
 	unsigned mp = USB_LE16_TO_CPU(desc->wMaxPacketSize) & USB_ENDPOINT_MAXP_MASK;
 	bool in = (desc->bEndpointAddress & USB_DIR_IN) != 0;
 	int rc;
@@ -182,7 +182,7 @@ static int lb_ep_enable(struct usb_ep *ep, const struct usb_endpoint_descriptor 
 	/* The direction is wired in the hardware. */
 	if (in != ((lep->hw_address & USB_DIR_IN) != 0))
 		return -USB_EINVAL;
-	lb__lock(h);
+	ih__lock(h);
 	rc = udcx__ep_enable(&lep->x, in, mp);
 	if (!rc)
 		lep->host_address = desc->bEndpointAddress;
@@ -190,29 +190,29 @@ static int lb_ep_enable(struct usb_ep *ep, const struct usb_endpoint_descriptor 
 	return rc;
 }
 
-static int lb_ep_disable(struct usb_ep *ep)
+static int ih_ep_disable(struct usb_ep *ep)
 {
-	struct lb_ep *lep = lep_of(ep);
-	struct usb_loopback_host *h = lep->h;
+	struct ih_ep *lep = lep_of(ep);
+	struct usb_inproc_host *h = lep->h;
 	struct udcx_done done;
 	struct list_head back;
 
 	udcx__done_init(&done);
 	INIT_LIST_HEAD(&back);
-	lb__lock(h);
+	ih__lock(h);
 	/* Finished earlier but not given back yet: they go first. */
 	udcx__done_take_ep(&h->pending, &lep->x, &back);
 	udcx__ep_disable(&lep->x, &done);
 	while (!list_empty(&done.reqs))
 		list_move_tail(done.reqs.next, &back);
 	lep->host_address = 0;
-	lb__settle(h, &done);
+	ih__settle(h, &done);
 	pthread_mutex_unlock(&h->lock);
 	udcx__giveback_list(&back);
 	return 0;
 }
 
-static struct usb_request *lb_alloc_request(struct usb_ep *ep)
+static struct usb_request *ih_alloc_request(struct usb_ep *ep)
 {
 	struct udcx_req *r = malloc(sizeof(*r));
 
@@ -223,21 +223,21 @@ static struct usb_request *lb_alloc_request(struct usb_ep *ep)
 	return &r->req;
 }
 
-static void lb_free_request(struct usb_ep *ep, struct usb_request *req)
+static void ih_free_request(struct usb_ep *ep, struct usb_request *req)
 {
 	(void)ep;
 	free(udcx__req_of(req));
 }
 
-static int lb_queue(struct usb_ep *ep, struct usb_request *req)
+static int ih_queue(struct usb_ep *ep, struct usb_request *req)
 {
-	struct lb_ep *lep = lep_of(ep);
-	struct usb_loopback_host *h = lep->h;
+	struct ih_ep *lep = lep_of(ep);
+	struct usb_inproc_host *h = lep->h;
 	struct udcx_done done;
 	int rc;
 
 	udcx__done_init(&done);
-	lb__lock(h);
+	ih__lock(h);
 	if (!h->connected) {
 		rc = -USB_ESHUTDOWN;
 	} else if (h->host_busy && !lep->x.control && !lep->x.is_in &&
@@ -245,28 +245,28 @@ static int lb_queue(struct usb_ep *ep, struct usb_request *req)
 		/*
 		 * OUT, a host call running and a transfer waiting: the host
 		 * thread, which has the data hot, moves the bytes
-		 * (lb__run_completions()) as a controller's DMA would, and the
+		 * (ih__run_completions()) as a controller's DMA would, and the
 		 * queueing worker goes on meanwhile (it writes the previous
 		 * buffer). IN data is hot in the worker, which copies it
 		 * itself; moving that to the host measured slower (bench_msf).
 		 */
 		rc = udcx__ep_queue_only(&lep->x, udcx__req_of(req));
 		if (rc == 0) {
-			lb__defer(h, lep);
-			lb__kick(h);
+			ih__defer(h, lep);
+			ih__kick(h);
 		}
 	} else {
 		rc = udcx__ep_queue(&lep->x, udcx__req_of(req), &done);
-		lb__settle(h, &done);
+		ih__settle(h, &done);
 	}
 	pthread_mutex_unlock(&h->lock);
 	return rc;
 }
 
-static int lb_dequeue(struct usb_ep *ep, struct usb_request *req)
+static int ih_dequeue(struct usb_ep *ep, struct usb_request *req)
 {
-	struct lb_ep *lep = lep_of(ep);
-	struct usb_loopback_host *h = lep->h;
+	struct ih_ep *lep = lep_of(ep);
+	struct usb_inproc_host *h = lep->h;
 	struct udcx_req *r = udcx__req_of(req);
 	struct udcx_done done;
 	struct list_head back;
@@ -274,69 +274,69 @@ static int lb_dequeue(struct usb_ep *ep, struct usb_request *req)
 
 	udcx__done_init(&done);
 	INIT_LIST_HEAD(&back);
-	lb__lock(h);
+	ih__lock(h);
 	if (udcx__ep_dequeue(&lep->x, r, &done) == 0)
 		list_move_tail(&r->node, &back);	/* the rest: event context */
 	else if (!udcx__done_take_req(&h->pending, r, &back))
 		rc = -USB_EINVAL;	/* finished and being given back */
-	lb__settle(h, &done);
+	ih__settle(h, &done);
 	pthread_mutex_unlock(&h->lock);
 	udcx__giveback_list(&back);
 	return rc;
 }
 
-static int lb_set_halt(struct usb_ep *ep, enum usb_ep_halt_value value)
+static int ih_set_halt(struct usb_ep *ep, enum usb_ep_halt_value value)
 {
-	struct lb_ep *lep = lep_of(ep);
-	struct usb_loopback_host *h = lep->h;
+	struct ih_ep *lep = lep_of(ep);
+	struct usb_inproc_host *h = lep->h;
 	struct udcx_done done;
 	int rc;
 
 	udcx__done_init(&done);
-	lb__lock(h);
+	ih__lock(h);
 	rc = udcx__ep_set_halt(&lep->x, value, &done);
-	lb__settle(h, &done);
+	ih__settle(h, &done);
 	pthread_mutex_unlock(&h->lock);
 	return rc;
 }
 
-static int lb_fifo_status(struct usb_ep *ep)
+static int ih_fifo_status(struct usb_ep *ep)
 {
 	(void)ep;
 	return 0;	/* data moves straight between buffers: no FIFO */
 }
 
-static const struct usb_ep_ops lb_ep_ops = {
-	.enable = lb_ep_enable,
-	.disable = lb_ep_disable,
-	.alloc_request = lb_alloc_request,
-	.free_request = lb_free_request,
-	.queue = lb_queue,
-	.dequeue = lb_dequeue,
-	.set_halt = lb_set_halt,
-	.fifo_status = lb_fifo_status,
+static const struct usb_ep_ops ih_ep_ops = {
+	.enable = ih_ep_enable,
+	.disable = ih_ep_disable,
+	.alloc_request = ih_alloc_request,
+	.free_request = ih_free_request,
+	.queue = ih_queue,
+	.dequeue = ih_dequeue,
+	.set_halt = ih_set_halt,
+	.fifo_status = ih_fifo_status,
 };
 
 /* ---- gadget ops ------------------------------------------------------- */
 
-static int lb_start(struct usb_gadget *g)
+static int ih_start(struct usb_gadget *g)
 {
-	struct usb_loopback_host *h = host_of_gadget(g);
+	struct usb_inproc_host *h = host_of_gadget(g);
 
-	lb__lock(h);
+	ih__lock(h);
 	h->started = true;
 	pthread_mutex_unlock(&h->lock);
 	return 0;
 }
 
-static void lb_stop(struct usb_gadget *g)
+static void ih_stop(struct usb_gadget *g)
 {
-	struct usb_loopback_host *h = host_of_gadget(g);
+	struct usb_inproc_host *h = host_of_gadget(g);
 	struct udcx_done done;
 	bool self;
 
 	udcx__done_init(&done);
-	lb__lock(h);
+	ih__lock(h);
 	h->started = false;
 	h->connected = false;
 	h->unplug_pending = false;
@@ -345,7 +345,7 @@ static void lb_stop(struct usb_gadget *g)
 	for (size_t i = 0; i < h->neps; i++)
 		udcx__ep_flush_urbs(&h->eps[i].x, -USB_ESHUTDOWN, &done);
 	udcx__ep_flush_urbs(&h->ep0.x, -USB_ESHUTDOWN, &done);
-	lb__settle(h, &done);
+	ih__settle(h, &done);
 	/* Called from a callback in the host thread (a misuse) we cannot
 	 * wait for ourselves. */
 	self = h->host_busy && pthread_equal(h->host_owner, pthread_self());
@@ -354,36 +354,36 @@ static void lb_stop(struct usb_gadget *g)
 	pthread_mutex_unlock(&h->lock);
 }
 
-static int lb_pullup(struct usb_gadget *g, int is_on)
+static int ih_pullup(struct usb_gadget *g, int is_on)
 {
-	struct usb_loopback_host *h = host_of_gadget(g);
+	struct usb_inproc_host *h = host_of_gadget(g);
 
-	lb__lock(h);
+	ih__lock(h);
 	h->pullup = is_on != 0;
 	h->info.pullup = h->pullup;
 	if (!h->pullup && h->connected)
 		h->unplug_pending = true;	/* the host thread reports it */
-	lb__kick(h);
+	ih__kick(h);
 	pthread_mutex_unlock(&h->lock);
 	return 0;
 }
 
-static int lb_set_selfpowered(struct usb_gadget *g, int is_selfpowered)
+static int ih_set_selfpowered(struct usb_gadget *g, int is_selfpowered)
 {
-	struct usb_loopback_host *h = host_of_gadget(g);
+	struct usb_inproc_host *h = host_of_gadget(g);
 
-	lb__lock(h);
+	ih__lock(h);
 	h->info.selfpowered = is_selfpowered;
 	pthread_mutex_unlock(&h->lock);
 	return 0;
 }
 
-static int lb_wakeup(struct usb_gadget *g)
+static int ih_wakeup(struct usb_gadget *g)
 {
-	struct usb_loopback_host *h = host_of_gadget(g);
+	struct usb_inproc_host *h = host_of_gadget(g);
 	int rc = 0;
 
-	lb__lock(h);
+	ih__lock(h);
 	if (!h->connected)
 		rc = -USB_ENOTCONN;
 	else
@@ -392,54 +392,54 @@ static int lb_wakeup(struct usb_gadget *g)
 	return rc;
 }
 
-/* Record what the gadget told its controller, for usb_loopback_host_info(). */
+/* Record what the gadget told its controller, for usb_inproc_host_info(). */
 static int record_info(struct usb_gadget *g, unsigned *field_of_info, unsigned value)
 {
-	struct usb_loopback_host *h = host_of_gadget(g);
+	struct usb_inproc_host *h = host_of_gadget(g);
 
-	lb__lock(h);
+	ih__lock(h);
 	*field_of_info = value;
 	pthread_mutex_unlock(&h->lock);
 	return 0;
 }
 
-static int lb_vbus_draw(struct usb_gadget *g, unsigned mA)
+static int ih_vbus_draw(struct usb_gadget *g, unsigned mA)
 {
 	return record_info(g, &host_of_gadget(g)->info.vbus_mA, mA);
 }
 
-static int lb_set_address(struct usb_gadget *g, unsigned address)
+static int ih_set_address(struct usb_gadget *g, unsigned address)
 {
 	return record_info(g, &host_of_gadget(g)->info.address, address);
 }
 
-static int lb_test_mode(struct usb_gadget *g, unsigned selector)
+static int ih_test_mode(struct usb_gadget *g, unsigned selector)
 {
 	return record_info(g, &host_of_gadget(g)->info.test_mode, selector);
 }
 
-static const struct usb_gadget_ops lb_gadget_ops = {
-	.start = lb_start,
-	.stop = lb_stop,
-	.pullup = lb_pullup,
-	.set_selfpowered = lb_set_selfpowered,
-	.wakeup = lb_wakeup,
-	.vbus_draw = lb_vbus_draw,
-	.set_address = lb_set_address,
-	.test_mode = lb_test_mode,
+static const struct usb_gadget_ops ih_gadget_ops = {
+	.start = ih_start,
+	.stop = ih_stop,
+	.pullup = ih_pullup,
+	.set_selfpowered = ih_set_selfpowered,
+	.wakeup = ih_wakeup,
+	.vbus_draw = ih_vbus_draw,
+	.set_address = ih_set_address,
+	.test_mode = ih_test_mode,
 };
 
 /* ---- create / destroy --------------------------------------------------- */
 
 /* The default controller: ep1..ep15, one IN and one OUT each, every type. */
 #define LB_EP_PAIR(n) { .address = USB_DIR_IN | (n) }, { .address = (n) }
-static const struct usb_loopback_ep_config default_eps[] = {
+static const struct usb_inproc_ep_config default_eps[] = {
 	LB_EP_PAIR(1), LB_EP_PAIR(2), LB_EP_PAIR(3), LB_EP_PAIR(4), LB_EP_PAIR(5),
 	LB_EP_PAIR(6), LB_EP_PAIR(7), LB_EP_PAIR(8), LB_EP_PAIR(9), LB_EP_PAIR(10),
 	LB_EP_PAIR(11), LB_EP_PAIR(12), LB_EP_PAIR(13), LB_EP_PAIR(14), LB_EP_PAIR(15),
 };
 
-static int check_config(const struct usb_loopback_host_config *c)
+static int check_config(const struct usb_inproc_host_config *c)
 {
 	if (c->udc_name && (!c->udc_name[0] || strlen(c->udc_name) >= 32))
 		return -USB_EINVAL;
@@ -451,7 +451,7 @@ static int check_config(const struct usb_loopback_host_config *c)
 	if (c->num_endpoints && !c->endpoints)
 		return -USB_EINVAL;
 	for (size_t i = 0; i < c->num_endpoints; i++) {
-		const struct usb_loopback_ep_config *e = &c->endpoints[i];
+		const struct usb_inproc_ep_config *e = &c->endpoints[i];
 		unsigned num = e->address & USB_ENDPOINT_NUMBER_MASK;
 
 		if (num == 0 || (e->address & ~(USB_DIR_IN | USB_ENDPOINT_NUMBER_MASK)) ||
@@ -464,8 +464,8 @@ static int check_config(const struct usb_loopback_host_config *c)
 	return 0;
 }
 
-static void init_ep(struct usb_loopback_host *h, struct lb_ep *lep,
-		    const struct usb_loopback_ep_config *e)
+static void init_ep(struct usb_inproc_host *h, struct ih_ep *lep,
+		    const struct usb_inproc_ep_config *e)
 {
 	bool all = !e->bulk && !e->intr && !e->iso;
 	unsigned num = e->address & USB_ENDPOINT_NUMBER_MASK;
@@ -476,7 +476,7 @@ static void init_ep(struct usb_loopback_host *h, struct lb_ep *lep,
 	lep->hw_address = e->address;
 	snprintf(lep->name, sizeof(lep->name), "ep%u%s", num, in ? "in" : "out");
 	lep->ep.name = lep->name;
-	lep->ep.ops = &lb_ep_ops;
+	lep->ep.ops = &ih_ep_ops;
 	lep->ep.caps.type_bulk = all || e->bulk;
 	lep->ep.caps.type_int = all || e->intr;
 	lep->ep.caps.type_iso = all || e->iso;
@@ -487,12 +487,12 @@ static void init_ep(struct usb_loopback_host *h, struct lb_ep *lep,
 	list_add_tail(&lep->ep.ep_list, &h->gadget.ep_list);
 }
 
-int usb_loopback_host_create(const struct usb_loopback_host_config *config,
-			     struct usb_loopback_host **out)
+int usb_inproc_host_create(const struct usb_inproc_host_config *config,
+			     struct usb_inproc_host **out)
 {
-	static const struct usb_loopback_host_config defaults;
-	const struct usb_loopback_ep_config *eps;
-	struct usb_loopback_host *h;
+	static const struct usb_inproc_host_config defaults;
+	const struct usb_inproc_ep_config *eps;
+	struct usb_inproc_host *h;
 	pthread_condattr_t ca;
 	size_t neps;
 	int rc;
@@ -535,7 +535,7 @@ int usb_loopback_host_create(const struct usb_loopback_host_config *config,
 	}
 	pthread_condattr_destroy(&ca);
 
-	snprintf(h->name, sizeof(h->name), "%s", config->udc_name ? config->udc_name : "loopback.0");
+	snprintf(h->name, sizeof(h->name), "%s", config->udc_name ? config->udc_name : "inproc.0");
 	h->max_speed = config->max_speed ? config->max_speed : USB_SPEED_HIGH;
 	h->ep0_mp = config->ep0_maxpacket ? config->ep0_maxpacket : 64;
 	h->pullup = true;
@@ -543,7 +543,7 @@ int usb_loopback_host_create(const struct usb_loopback_host_config *config,
 	udcx__done_init(&h->pending);
 
 	usb_gadget_init(&h->gadget);
-	h->gadget.ops = &lb_gadget_ops;
+	h->gadget.ops = &ih_gadget_ops;
 	h->gadget.name = h->name;
 	h->gadget.max_speed = h->max_speed;
 
@@ -551,7 +551,7 @@ int usb_loopback_host_create(const struct usb_loopback_host_config *config,
 	h->ep0.h = h;
 	snprintf(h->ep0.name, sizeof(h->ep0.name), "ep0");
 	h->ep0.ep.name = h->ep0.name;
-	h->ep0.ep.ops = &lb_ep_ops;
+	h->ep0.ep.ops = &ih_ep_ops;
 	h->ep0.ep.caps.type_control = 1;
 	h->ep0.ep.caps.dir_in = 1;
 	h->ep0.ep.caps.dir_out = 1;
@@ -580,23 +580,23 @@ fail_free:
 	return rc;
 }
 
-void usb_loopback_host_destroy(struct usb_loopback_host *h)
+void usb_inproc_host_destroy(struct usb_inproc_host *h)
 {
 	if (!h)
 		return;
 	if (h->registered)
 		usb_udc_unregister(&h->gadget);
 	/* Host transfers still pending belong to their callers; unhook them. */
-	lb__lock(h);
+	ih__lock(h);
 	{
 		struct udcx_done done;
 
 		udcx__done_init(&done);
-		lb__flush_all(h, -USB_ESHUTDOWN, -USB_ESHUTDOWN, &done);
+		ih__flush_all(h, -USB_ESHUTDOWN, -USB_ESHUTDOWN, &done);
 		/* Requests left queued belong to no driver any more: drop them
 		 * without completing (their owner is gone). */
 		INIT_LIST_HEAD(&done.reqs);
-		lb__settle(h, &done);
+		ih__settle(h, &done);
 		INIT_LIST_HEAD(&h->pending.reqs);
 	}
 	pthread_mutex_unlock(&h->lock);
@@ -607,16 +607,16 @@ void usb_loopback_host_destroy(struct usb_loopback_host *h)
 	free(h);
 }
 
-struct usb_gadget *usb_loopback_host_gadget(struct usb_loopback_host *h)
+struct usb_gadget *usb_inproc_host_gadget(struct usb_inproc_host *h)
 {
 	return h ? &h->gadget : NULL;
 }
 
-void usb_loopback_host_info(struct usb_loopback_host *h, struct usb_loopback_host_info *info)
+void usb_inproc_host_info(struct usb_inproc_host *h, struct usb_inproc_host_info *info)
 {
 	if (!h || !info)
 		return;
-	lb__lock(h);
+	ih__lock(h);
 	*info = h->info;
 	info->connected = h->connected;
 	pthread_mutex_unlock(&h->lock);

@@ -1,12 +1,12 @@
 /*
- * loopback_host_posix.c - the host side of the loopback backend: the calls of
- * composite/loopback_host.h that reset the bus, run control transfers and
+ * inproc_host_posix.c - the host side of the in-process backend: the calls of
+ * composite/inproc_host.h that reset the bus, run control transfers and
  * move data. The calling thread is the gadget's event context: it calls
  * usb_gadget_setup()/usb_gadget_event() and gives requests back, always
- * with the backend lock dropped (lb__enter()/lb__leave()).
+ * with the backend lock dropped (ih__enter()/ih__leave()).
  *
- * It touches the state in loopback_priv.h under its lock and drives the
- * transfer engine; it owns the usb_loopback_xfer objects it hands out.
+ * It touches the state in inproc_priv.h under its lock and drives the
+ * transfer engine; it owns the usb_inproc_xfer objects it hands out.
  * POSIX (pthreads, CLOCK_MONOTONIC).
  */
 #define _POSIX_C_SOURCE 200809L
@@ -17,7 +17,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "udc/loopback/loopback_priv.h"
+#include "udc/inproc/inproc_priv.h"
 
 /* ---- waiting ------------------------------------------------------------ */
 
@@ -53,7 +53,7 @@ static long elapsed_ns(const struct timespec *t0)
 }
 
 /* Poll h->changes with the lock dropped. Return: true if it moved. */
-static bool spin_for_change(struct usb_loopback_host *h)
+static bool spin_for_change(struct usb_inproc_host *h)
 {
 	unsigned seen = atomic_load_explicit(&h->changes, memory_order_relaxed);
 	long budget = h->spin_ns < LB_SPIN_MIN_NS ? LB_SPIN_MIN_NS : h->spin_ns;
@@ -75,14 +75,14 @@ static bool spin_for_change(struct usb_loopback_host *h)
 				sched_yield();
 		}
 	}
-	lb__lock(h);
+	ih__lock(h);
 	h->spin_ns = moved ? LB_SPIN_NS : budget - budget / 8;
 	/* A change between the last poll and the lock broadcast to nobody. */
 	return moved || atomic_load_explicit(&h->changes, memory_order_relaxed) != seen;
 }
 
 /* Wait for a broadcast or the deadline. Return: false once it has passed. */
-static bool wait_until(struct usb_loopback_host *h, const struct timespec *deadline)
+static bool wait_until(struct usb_inproc_host *h, const struct timespec *deadline)
 {
 	if (spin_for_change(h))
 		return true;
@@ -91,34 +91,34 @@ static bool wait_until(struct usb_loopback_host *h, const struct timespec *deadl
 
 /* ---- host calls: entry and exit ----------------------------------------- */
 
-static void do_disconnect(struct usb_loopback_host *h);
+static void do_disconnect(struct usb_inproc_host *h);
 
 /*
  * Start a host call: serialise with other host calls, then take the lock.
  * Return: 0 with both held, or -USB_EBUSY when called from a gadget
  * callback running inside a host call of this thread.
  */
-static int host_begin(struct usb_loopback_host *h)
+static int host_begin(struct usb_inproc_host *h)
 {
-	lb__lock(h);
+	ih__lock(h);
 	if (h->host_busy && pthread_equal(h->host_owner, pthread_self())) {
 		pthread_mutex_unlock(&h->lock);
 		return -USB_EBUSY;
 	}
 	pthread_mutex_unlock(&h->lock);
 	pthread_mutex_lock(&h->host_mutex);
-	lb__lock(h);
+	ih__lock(h);
 	h->host_busy = true;
 	h->host_owner = pthread_self();
 	if (h->unplug_pending)
 		do_disconnect(h);
-	lb__run_completions(h);
+	ih__run_completions(h);
 	return 0;
 }
 
-static void host_end(struct usb_loopback_host *h)
+static void host_end(struct usb_inproc_host *h)
 {
-	lb__run_completions(h);
+	ih__run_completions(h);
 	h->host_busy = false;
 	pthread_mutex_unlock(&h->lock);
 	pthread_mutex_unlock(&h->host_mutex);
@@ -126,17 +126,17 @@ static void host_end(struct usb_loopback_host *h)
 
 /* ---- bus events ---------------------------------------------------------- */
 
-static void send_event(struct usb_loopback_host *h, enum usb_gadget_event event)
+static void send_event(struct usb_inproc_host *h, enum usb_gadget_event event)
 {
-	if (lb__enter(h)) {
+	if (ih__enter(h)) {
 		usb_gadget_event(&h->gadget, event);
-		lb__leave(h);
+		ih__leave(h);
 	}
-	lb__run_completions(h);
+	ih__run_completions(h);
 }
 
 /* Unplug. Lock held. */
-static void do_disconnect(struct usb_loopback_host *h)
+static void do_disconnect(struct usb_inproc_host *h)
 {
 	struct udcx_done done;
 
@@ -145,19 +145,19 @@ static void do_disconnect(struct usb_loopback_host *h)
 		return;
 	h->connected = false;
 	udcx__done_init(&done);
-	lb__flush_all(h, -USB_ESHUTDOWN, -USB_ESHUTDOWN, &done);
-	lb__settle(h, &done);
-	lb__run_completions(h);
+	ih__flush_all(h, -USB_ESHUTDOWN, -USB_ESHUTDOWN, &done);
+	ih__settle(h, &done);
+	ih__run_completions(h);
 	send_event(h, USB_GADGET_EVENT_DISCONNECT);
 	h->gadget.speed = USB_SPEED_UNKNOWN;
 }
 
-static bool speed_ok(const struct usb_loopback_host *h, enum usb_device_speed speed)
+static bool speed_ok(const struct usb_inproc_host *h, enum usb_device_speed speed)
 {
 	return speed >= USB_SPEED_LOW && speed <= h->max_speed && speed != USB_SPEED_WIRELESS;
 }
 
-int usb_loopback_host_connect(struct usb_loopback_host *h, enum usb_device_speed speed)
+int usb_inproc_host_connect(struct usb_inproc_host *h, enum usb_device_speed speed)
 {
 	struct udcx_done done;
 	unsigned mp;
@@ -179,9 +179,9 @@ int usb_loopback_host_connect(struct usb_loopback_host *h, enum usb_device_speed
 	if (h->connected) {
 		/* A bus reset aborts whatever was in flight. */
 		udcx__done_init(&done);
-		lb__flush_all(h, -USB_ESHUTDOWN, -USB_ECONNRESET, &done);
-		lb__settle(h, &done);
-		lb__run_completions(h);
+		ih__flush_all(h, -USB_ESHUTDOWN, -USB_ECONNRESET, &done);
+		ih__settle(h, &done);
+		ih__run_completions(h);
 	}
 	mp = speed >= USB_SPEED_SUPER ? 512u : speed == USB_SPEED_LOW ? 8u : h->ep0_mp;
 	if (speed == USB_SPEED_HIGH)
@@ -202,7 +202,7 @@ out:
 	return rc;
 }
 
-int usb_loopback_host_disconnect(struct usb_loopback_host *h)
+int usb_inproc_host_disconnect(struct usb_inproc_host *h)
 {
 	int rc;
 
@@ -216,7 +216,7 @@ int usb_loopback_host_disconnect(struct usb_loopback_host *h)
 	return 0;
 }
 
-static int suspend_resume(struct usb_loopback_host *h, enum usb_gadget_event event)
+static int suspend_resume(struct usb_inproc_host *h, enum usb_gadget_event event)
 {
 	int rc;
 
@@ -233,30 +233,30 @@ static int suspend_resume(struct usb_loopback_host *h, enum usb_gadget_event eve
 	return rc;
 }
 
-int usb_loopback_host_suspend(struct usb_loopback_host *h)
+int usb_inproc_host_suspend(struct usb_inproc_host *h)
 {
 	return suspend_resume(h, USB_GADGET_EVENT_SUSPEND);
 }
 
-int usb_loopback_host_resume(struct usb_loopback_host *h)
+int usb_inproc_host_resume(struct usb_inproc_host *h)
 {
 	return suspend_resume(h, USB_GADGET_EVENT_RESUME);
 }
 
-int usb_loopback_host_poll(struct usb_loopback_host *h)
+int usb_inproc_host_poll(struct usb_inproc_host *h)
 {
 	unsigned long before;
 	int rc;
 
 	if (!h)
 		return -USB_EINVAL;
-	lb__lock(h);
+	ih__lock(h);
 	before = h->given_back;
 	pthread_mutex_unlock(&h->lock);
 	rc = host_begin(h);	/* an unplug and completions happen here */
 	if (rc)
 		return rc;
-	lb__run_completions(h);
+	ih__run_completions(h);
 	rc = (int)(h->given_back - before);
 	host_end(h);
 	return rc;
@@ -268,7 +268,7 @@ int usb_loopback_host_poll(struct usb_loopback_host *h)
  * Wait (lock held) until @u has finished, giving back completions as they
  * come. Return: true if it finished, false on timeout (still pending).
  */
-static bool wait_urb(struct usb_loopback_host *h, struct udcx_urb *u, unsigned timeout_ms)
+static bool wait_urb(struct usb_inproc_host *h, struct udcx_urb *u, unsigned timeout_ms)
 {
 	struct timespec deadline;
 	bool in_time = true;
@@ -277,7 +277,7 @@ static bool wait_urb(struct usb_loopback_host *h, struct udcx_urb *u, unsigned t
 	for (;;) {
 		if (h->unplug_pending)
 			do_disconnect(h);
-		lb__run_completions(h);
+		ih__run_completions(h);
 		if (!u->pending)
 			return true;
 		if (!in_time || timeout_ms == 0)
@@ -299,7 +299,7 @@ static int urb_result(const struct udcx_urb *u)
 /* ---- control transfers -------------------------------------------------- */
 
 /* One control transfer. Lock and host_mutex held. */
-static int do_control(struct usb_loopback_host *h, const struct usb_ctrlrequest *setup,
+static int do_control(struct usb_inproc_host *h, const struct usb_ctrlrequest *setup,
 		      void *data, unsigned timeout_ms)
 {
 	uint16_t wlength = USB_LE16_TO_CPU(setup->wLength);
@@ -319,16 +319,16 @@ static int do_control(struct usb_loopback_host *h, const struct usb_ctrlrequest 
 		return rc;
 	while ((next = udcx__ctrl_next_setup(&h->ep0.x, &done)) != NULL) {
 		/* Leftovers of an abandoned transfer go back before the SETUP. */
-		lb__settle(h, &done);
-		lb__run_completions(h);
-		if (!lb__enter(h)) {
+		ih__settle(h, &done);
+		ih__run_completions(h);
+		if (!ih__enter(h)) {
 			(void)udcx__urb_unlink(&h->ep0.x, next);
 			return -USB_ENODEV;	/* the driver went away */
 		}
 		rc = usb_gadget_setup(&h->gadget, &next->setup);
-		lb__leave(h);
+		ih__leave(h);
 		udcx__ctrl_setup_done(&h->ep0.x, next, rc, &done);
-		lb__settle(h, &done);
+		ih__settle(h, &done);
 	}
 	if (u.pending && !wait_urb(h, &u, timeout_ms)) {
 		(void)udcx__urb_unlink(&h->ep0.x, &u);
@@ -337,7 +337,7 @@ static int do_control(struct usb_loopback_host *h, const struct usb_ctrlrequest 
 	return urb_result(&u);
 }
 
-int usb_loopback_host_control(struct usb_loopback_host *h,
+int usb_inproc_host_control(struct usb_inproc_host *h,
 			      const struct usb_ctrlrequest *setup, void *data,
 			      unsigned timeout_ms)
 {
@@ -353,7 +353,7 @@ int usb_loopback_host_control(struct usb_loopback_host *h,
 	return rc;
 }
 
-static int control(struct usb_loopback_host *h, uint8_t type, uint8_t request,
+static int control(struct usb_inproc_host *h, uint8_t type, uint8_t request,
 		   uint16_t value, uint16_t index, uint16_t length, void *data,
 		   unsigned timeout_ms)
 {
@@ -368,7 +368,7 @@ static int control(struct usb_loopback_host *h, uint8_t type, uint8_t request,
 }
 
 /* A standard no-data request, as a host call of its own. */
-static int standard_no_data(struct usb_loopback_host *h, uint8_t recip, uint8_t request,
+static int standard_no_data(struct usb_inproc_host *h, uint8_t recip, uint8_t request,
 			    uint16_t value, uint16_t index, unsigned timeout_ms)
 {
 	int rc;
@@ -384,13 +384,13 @@ static int standard_no_data(struct usb_loopback_host *h, uint8_t recip, uint8_t 
 	return rc;
 }
 
-int usb_loopback_host_clear_halt(struct usb_loopback_host *h, uint8_t ep, unsigned timeout_ms)
+int usb_inproc_host_clear_halt(struct usb_inproc_host *h, uint8_t ep, unsigned timeout_ms)
 {
 	return standard_no_data(h, USB_RECIP_ENDPOINT, USB_REQ_CLEAR_FEATURE,
 				USB_ENDPOINT_HALT, ep, timeout_ms);
 }
 
-int usb_loopback_host_set_interface(struct usb_loopback_host *h, uint8_t intf,
+int usb_inproc_host_set_interface(struct usb_inproc_host *h, uint8_t intf,
 				    uint8_t alt, unsigned timeout_ms)
 {
 	return standard_no_data(h, USB_RECIP_INTERFACE, USB_REQ_SET_INTERFACE, alt, intf,
@@ -399,7 +399,7 @@ int usb_loopback_host_set_interface(struct usb_loopback_host *h, uint8_t intf,
 
 /* ---- enumeration -------------------------------------------------------- */
 
-static int get_descriptor(struct usb_loopback_host *h, uint8_t type, uint8_t index,
+static int get_descriptor(struct usb_inproc_host *h, uint8_t type, uint8_t index,
 			  void *buf, uint16_t len, unsigned timeout_ms)
 {
 	return control(h, USB_DIR_IN | USB_TYPE_STANDARD | USB_RECIP_DEVICE,
@@ -408,7 +408,7 @@ static int get_descriptor(struct usb_loopback_host *h, uint8_t type, uint8_t ind
 }
 
 /* After connect: everything but the reset. Lock and host_mutex held. */
-static int enumerate(struct usb_loopback_host *h, uint8_t config_value,
+static int enumerate(struct usb_inproc_host *h, uint8_t config_value,
 		     struct usb_device_descriptor *device, void *config,
 		     size_t config_size, unsigned timeout_ms)
 {
@@ -468,7 +468,7 @@ static int enumerate(struct usb_loopback_host *h, uint8_t config_value,
 	return (int)total;
 }
 
-int usb_loopback_host_enumerate(struct usb_loopback_host *h, enum usb_device_speed speed,
+int usb_inproc_host_enumerate(struct usb_inproc_host *h, enum usb_device_speed speed,
 				uint8_t config_value, struct usb_device_descriptor *device,
 				void *config, size_t config_size, unsigned timeout_ms)
 {
@@ -476,7 +476,7 @@ int usb_loopback_host_enumerate(struct usb_loopback_host *h, enum usb_device_spe
 
 	if (!h || (config_size && !config))
 		return -USB_EINVAL;
-	rc = usb_loopback_host_connect(h, speed);
+	rc = usb_inproc_host_connect(h, speed);
 	if (rc)
 		return rc;
 	rc = host_begin(h);
@@ -490,7 +490,7 @@ int usb_loopback_host_enumerate(struct usb_loopback_host *h, enum usb_device_spe
 /* ---- data transfers ----------------------------------------------------- */
 
 /* The endpoint the host means by @address. Lock held. */
-static struct lb_ep *find_ep(struct usb_loopback_host *h, uint8_t address)
+static struct ih_ep *find_ep(struct usb_inproc_host *h, uint8_t address)
 {
 	for (size_t i = 0; i < h->neps; i++)
 		if (udcx__ep_is_enabled(&h->eps[i].x) && h->eps[i].host_address == address)
@@ -502,12 +502,12 @@ static struct lb_ep *find_ep(struct usb_loopback_host *h, uint8_t address)
 }
 
 /* Lock and host_mutex held. */
-static int do_submit(struct usb_loopback_host *h, uint8_t ep, void *buf, size_t len,
-		     unsigned flags, struct usb_loopback_xfer **out)
+static int do_submit(struct usb_inproc_host *h, uint8_t ep, void *buf, size_t len,
+		     unsigned flags, struct usb_inproc_xfer **out)
 {
-	struct usb_loopback_xfer *x;
+	struct usb_inproc_xfer *x;
 	struct udcx_done done;
-	struct lb_ep *lep;
+	struct ih_ep *lep;
 	int rc;
 
 	if ((len && !buf) || !(ep & USB_ENDPOINT_NUMBER_MASK))
@@ -529,17 +529,17 @@ static int do_submit(struct usb_loopback_host *h, uint8_t ep, void *buf, size_t 
 		free(x);
 		return rc;
 	}
-	/* The first chunk now; the rest in lb__run_completions(), which
+	/* The first chunk now; the rest in ih__run_completions(), which
 	 * lets the device side at the lock between chunks. */
-	if (x->u.pending && udcx__ep_run_some(&lep->x, &done, LB_RUN_BUDGET))
-		lb__defer(h, lep);
-	lb__settle(h, &done);
+	if (x->u.pending && udcx__ep_run_some(&lep->x, &done, IH_RUN_BUDGET))
+		ih__defer(h, lep);
+	ih__settle(h, &done);
 	*out = x;
 	return 0;
 }
 
-int usb_loopback_host_submit(struct usb_loopback_host *h, uint8_t ep, void *buf,
-			     size_t len, unsigned flags, struct usb_loopback_xfer **out)
+int usb_inproc_host_submit(struct usb_inproc_host *h, uint8_t ep, void *buf,
+			     size_t len, unsigned flags, struct usb_inproc_xfer **out)
 {
 	int rc;
 
@@ -554,7 +554,7 @@ int usb_loopback_host_submit(struct usb_loopback_host *h, uint8_t ep, void *buf,
 	return rc;
 }
 
-int usb_loopback_host_wait(struct usb_loopback_host *h, struct usb_loopback_xfer *x,
+int usb_inproc_host_wait(struct usb_inproc_host *h, struct usb_inproc_xfer *x,
 			   unsigned timeout_ms)
 {
 	int rc;
@@ -569,44 +569,44 @@ int usb_loopback_host_wait(struct usb_loopback_host *h, struct usb_loopback_xfer
 	return rc;
 }
 
-int usb_loopback_host_cancel(struct usb_loopback_host *h, struct usb_loopback_xfer *x)
+int usb_inproc_host_cancel(struct usb_inproc_host *h, struct usb_inproc_xfer *x)
 {
 	int rc;
 
 	if (!h || !x)
 		return -USB_EINVAL;
-	lb__lock(h);
+	ih__lock(h);
 	rc = udcx__urb_unlink(&x->lep->x, &x->u);
 	pthread_mutex_unlock(&h->lock);
 	return rc;
 }
 
-size_t usb_loopback_xfer_actual(const struct usb_loopback_xfer *x)
+size_t usb_inproc_xfer_actual(const struct usb_inproc_xfer *x)
 {
-	struct usb_loopback_host *h;
+	struct usb_inproc_host *h;
 	size_t n;
 
 	if (!x)
 		return 0;
 	h = x->lep->h;
-	lb__lock(h);
+	ih__lock(h);
 	n = x->u.actual;
 	pthread_mutex_unlock(&h->lock);
 	return n;
 }
 
-void usb_loopback_host_free(struct usb_loopback_host *h, struct usb_loopback_xfer *x)
+void usb_inproc_host_free(struct usb_inproc_host *h, struct usb_inproc_xfer *x)
 {
 	if (!h || !x)
 		return;
-	(void)usb_loopback_host_cancel(h, x);
+	(void)usb_inproc_host_cancel(h, x);
 	free(x);
 }
 
-int usb_loopback_host_transfer(struct usb_loopback_host *h, uint8_t ep, void *buf,
+int usb_inproc_host_transfer(struct usb_inproc_host *h, uint8_t ep, void *buf,
 			       size_t len, unsigned flags, unsigned timeout_ms)
 {
-	struct usb_loopback_xfer *x = NULL;
+	struct usb_inproc_xfer *x = NULL;
 	int rc;
 
 	if (!h)

@@ -1,8 +1,8 @@
 /*
- * test_core_loopback.c - the chapter 9 transcripts of test_core_ep0_table.h
- * again, through the loopback host (src/udc/loopback), a backend with a
+ * test_core_inproc.c - the chapter 9 transcripts of test_core_ep0_table.h
+ * again, through the in-process host (src/udc/inproc), a backend with a
  * real controller's packet rules, instead of the fake: the core must
- * answer the same on both. Built only where the loopback backend is (POSIX).
+ * answer the same on both. Built only where the in-process backend is (POSIX).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,11 +12,11 @@
 
 #include <cmocka.h>
 
-#include "composite/loopback_host.h"
+#include "composite/inproc_host.h"
 #include "test_core_ep0_table.h"
 
 /* The fake's endpoint layout, so that addresses come out the same. */
-static const struct usb_loopback_ep_config lb_eps[] = {
+static const struct usb_inproc_ep_config lb_eps[] = {
 	{ .address = 0x81, .bulk = 1, .intr = 1 }, { .address = 0x02, .bulk = 1, .intr = 1 },
 	{ .address = 0x83, .bulk = 1, .intr = 1 }, { .address = 0x04, .bulk = 1, .intr = 1 },
 	{ .address = 0x85, .intr = 1 }, { .address = 0x06, .intr = 1 },
@@ -24,13 +24,13 @@ static const struct usb_loopback_ep_config lb_eps[] = {
 	{ .address = 0x08, .bulk = 1, .intr = 1, .iso = 1 },
 };
 
-static int control(struct usb_loopback_host *h, const uint8_t setup[8], void *data)
+static int control(struct usb_inproc_host *h, const uint8_t setup[8], void *data)
 {
 	struct usb_ctrlrequest c;
 	int ret;
 
 	memcpy(&c, setup, sizeof(c));
-	ret = usb_loopback_host_control(h, &c, usb_get_le16(setup + 6) ? data : NULL, 50);
+	ret = usb_inproc_host_control(h, &c, usb_get_le16(setup + 6) ? data : NULL, 50);
 	if (ret == -USB_EPIPE)
 		return FAKE_STALL;
 	if (ret == -USB_ETIMEDOUT)
@@ -38,7 +38,7 @@ static int control(struct usb_loopback_host *h, const uint8_t setup[8], void *da
 	return ret;
 }
 
-static void test_core_loopback_transcripts(void **state)
+static void test_core_inproc_transcripts(void **state)
 {
 	static struct tdev d;
 	static struct tfunc f;
@@ -52,11 +52,11 @@ static void test_core_loopback_transcripts(void **state)
 					    t->kind == SS ? USB_SPEED_SUPER : USB_SPEED_HIGH;
 		enum usb_device_speed speed = t->kind == HS_AT_FS || t->kind == FS ?
 					      USB_SPEED_FULL : max;
-		struct usb_loopback_host_config cfg = {
+		struct usb_inproc_host_config cfg = {
 			.udc_name = "core.lb", .max_speed = max, .ep0_maxpacket = 64,
 			.endpoints = lb_eps, .num_endpoints = sizeof(lb_eps) / sizeof(lb_eps[0]),
 		};
-		struct usb_loopback_host *h;
+		struct usb_inproc_host *h;
 		uint8_t buf[USB_COMP_EP0_BUFSIZ];
 		unsigned s;
 
@@ -65,9 +65,9 @@ static void test_core_loopback_transcripts(void **state)
 		if (t->kind == WAKE)
 			d.cfg[0].bmAttributes = USB_CONFIG_ATT_WAKEUP;
 		d.driver.udc_name = "core.lb";
-		assert_int_equal(usb_loopback_host_create(&cfg, &h), 0);
+		assert_int_equal(usb_inproc_host_create(&cfg, &h), 0);
 		assert_int_equal(usb_composite_probe(&d.driver), 0);
-		assert_int_equal(usb_loopback_host_connect(h, speed), 0);
+		assert_int_equal(usb_inproc_host_connect(h, speed), 0);
 		if (t->state >= S_ADDRESS)
 			assert_int_equal(control(h, (const uint8_t[8]){ 0, 5, 5, 0, 0, 0, 0, 0 }, NULL), 0);
 		if (t->state >= S_CONFIGURED)
@@ -92,7 +92,7 @@ static void test_core_loopback_transcripts(void **state)
 				break;
 			}
 		}
-		usb_loopback_host_destroy(h);	/* unbinds the driver */
+		usb_inproc_host_destroy(h);	/* unbinds the driver */
 		assert_null(get_gadget_data(&d.udc.gadget));
 		assert_int_equal(f.free_calls, 1);
 	}
@@ -102,7 +102,7 @@ static void test_core_loopback_transcripts(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_core_loopback_transcripts),
+		cmocka_unit_test(test_core_inproc_transcripts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

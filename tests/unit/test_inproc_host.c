@@ -1,7 +1,7 @@
 /*
- * test_loopback_host.c - the loopback host backend end to end: a small
+ * test_inproc_host.c - the in-process host backend end to end: a small
  * test function (one interface, bulk IN + OUT, vendor control requests)
- * bound through the real core to a loopback UDC, driven by the host API.
+ * bound through the real core to an in-process UDC, driven by the host API.
  * Enumeration, transfers of many sizes, ZLPs, short packets, babble, halt
  * and CLEAR_FEATURE, wedge, dequeue, disconnect, bus reset, delayed status,
  * a worker thread queueing while the host waits, async transfers, bad
@@ -23,7 +23,7 @@
 
 #include "composite/composite.h"
 #include "composite/function.h"
-#include "composite/loopback_host.h"
+#include "composite/inproc_host.h"
 #include "composite/udc.h"
 
 #define TMO 2000u	/* generous: only reached when something is broken */
@@ -259,7 +259,7 @@ static void tf_init(struct tf *t)
 	assert_non_null(t->in_buf);
 	assert_non_null(t->in_buf2);
 	assert_non_null(t->out_buf);
-	t->func.name = "loopback-test";
+	t->func.name = "inproc-test";
 	t->func.bind = tf_bind;
 	t->func.unbind = tf_unbind;
 	t->func.set_alt = tf_set_alt;
@@ -299,7 +299,7 @@ static void tf_fini(struct tf *t)
 /* ---- the device and the fixture ---------------------------------------- */
 
 struct fx {
-	struct usb_loopback_host *h;
+	struct usb_inproc_host *h;
 	struct usb_composite_driver driver;
 	struct usb_device_descriptor dd;
 	struct usb_configuration config;
@@ -320,7 +320,7 @@ static int fx_config_bind(struct usb_configuration *c)
  * core sees: the gadget's data). */
 static struct usb_composite_dev *fx_cdev(struct fx *x)
 {
-	return get_gadget_data(usb_loopback_host_gadget(x->h));
+	return get_gadget_data(usb_inproc_host_gadget(x->h));
 }
 
 static int fx_driver_bind(struct usb_composite_dev *cdev)
@@ -330,7 +330,7 @@ static int fx_driver_bind(struct usb_composite_dev *cdev)
 
 static void fx_free(struct fx *x);
 
-static struct fx *fx_new_cfg(bool echo, const struct usb_loopback_host_config *cfg)
+static struct fx *fx_new_cfg(bool echo, const struct usb_inproc_host_config *cfg)
 {
 	struct fx *x;
 
@@ -344,16 +344,16 @@ static struct fx *fx_new_cfg(bool echo, const struct usb_loopback_host_config *c
 	tf_init(&x->t);
 	x->t.echo = echo;
 	x->t.host_thread = pthread_self();
-	assert_int_equal(usb_loopback_host_create(cfg, &x->h), 0);
+	assert_int_equal(usb_inproc_host_create(cfg, &x->h), 0);
 	x->dd.bLength = USB_DT_DEVICE_SIZE;
 	x->dd.bDescriptorType = USB_DT_DEVICE;
 	x->dd.bcdUSB = USB_CPU_TO_LE16(0x0200);
 	x->dd.idVendor = USB_CPU_TO_LE16(0x1d6b);
 	x->dd.idProduct = USB_CPU_TO_LE16(0x0104);
-	x->driver.name = "loopback-test";
+	x->driver.name = "inproc-test";
 	x->driver.dev = &x->dd;
 	x->driver.max_speed = USB_SPEED_HIGH;
-	x->driver.udc_name = "loopback.0";
+	x->driver.udc_name = "inproc.0";
 	x->driver.bind = fx_driver_bind;
 	x->config.label = "test";
 	x->config.bConfigurationValue = 1;
@@ -371,7 +371,7 @@ static struct fx *fx_up(bool echo, enum usb_device_speed speed)
 {
 	struct fx *x = fx_new(echo);
 
-	x->total = usb_loopback_host_enumerate(x->h, speed, 1, &x->got_dev, x->got_config,
+	x->total = usb_inproc_host_enumerate(x->h, speed, 1, &x->got_dev, x->got_config,
 					       sizeof(x->got_config), TMO);
 	assert_int_equal(x->total, USB_DT_CONFIG_SIZE + USB_DT_INTERFACE_SIZE +
 					   2 * USB_DT_ENDPOINT_SIZE);
@@ -381,7 +381,7 @@ static struct fx *fx_up(bool echo, enum usb_device_speed speed)
 static void fx_free(struct fx *x)
 {
 	usb_composite_unregister(&x->driver);
-	usb_loopback_host_destroy(x->h);
+	usb_inproc_host_destroy(x->h);
 	tf_fini(&x->t);
 	free(x);
 	current_fx = NULL;
@@ -409,7 +409,7 @@ static int vendor(struct fx *x, bool in, uint8_t req, uint16_t value, uint16_t l
 		.wLength = USB_CPU_TO_LE16(length),
 	};
 
-	return usb_loopback_host_control(x->h, &s, data, timeout);
+	return usb_inproc_host_control(x->h, &s, data, timeout);
 }
 
 static int get_status_ep(struct fx *x, uint8_t ep)
@@ -421,7 +421,7 @@ static int get_status_ep(struct fx *x, uint8_t ep)
 		.wIndex = USB_CPU_TO_LE16(ep),
 		.wLength = USB_CPU_TO_LE16(2),
 	};
-	int rc = usb_loopback_host_control(x->h, &s, st, TMO);
+	int rc = usb_inproc_host_control(x->h, &s, st, TMO);
 
 	return rc == 2 ? st[0] | st[1] << 8 : (rc < 0 ? rc : -1000);
 }
@@ -434,7 +434,7 @@ static int get_configuration(struct fx *x)
 		.bRequest = USB_REQ_GET_CONFIGURATION,
 		.wLength = USB_CPU_TO_LE16(1),
 	};
-	int rc = usb_loopback_host_control(x->h, &s, &v, TMO);
+	int rc = usb_inproc_host_control(x->h, &s, &v, TMO);
 
 	return rc == 1 ? v : (rc < 0 ? rc : -1000);
 }
@@ -471,7 +471,7 @@ static int nlog(struct fx *x)
 
 /* ---- tests -------------------------------------------------------------- */
 
-static void test_loopback_host_enumerate(void **state)
+static void test_inproc_host_enumerate(void **state)
 {
 	static const enum usb_device_speed speeds[] = { USB_SPEED_FULL, USB_SPEED_HIGH };
 
@@ -479,7 +479,7 @@ static void test_loopback_host_enumerate(void **state)
 	for (size_t i = 0; i < 2; i++) {
 		struct fx *x = fx_up(false, speeds[i]);
 		unsigned mp = speeds[i] == USB_SPEED_HIGH ? 512 : 64;
-		struct usb_loopback_host_info info;
+		struct usb_inproc_host_info info;
 		const uint8_t *ep1 = x->got_config + 18, *ep2 = ep1 + 7;
 
 		assert_int_equal(x->got_dev.bDescriptorType, USB_DT_DEVICE);
@@ -493,15 +493,15 @@ static void test_loopback_host_enumerate(void **state)
 		assert_int_equal(usb_get_le16(ep2 + 4), mp);
 		assert_int_equal(x->t.set_alt_calls, 1);
 		assert_int_equal(get_configuration(x), 1);
-		usb_loopback_host_info(x->h, &info);
+		usb_inproc_host_info(x->h, &info);
 		assert_int_equal(info.connected, 1);
 		assert_int_equal(info.address, 1);
-		assert_int_equal(usb_loopback_host_gadget(x->h)->speed, speeds[i]);
+		assert_int_equal(usb_inproc_host_gadget(x->h)->speed, speeds[i]);
 		fx_free(x);
 	}
 }
 
-static void test_loopback_host_echo_sizes(void **state)
+static void test_inproc_host_echo_sizes(void **state)
 {
 	static const size_t sizes[] = { 0, 1, 10, 63, 64, 65, 127, 128, 511, 512, 513,
 					1000, 1023, 1024, 1025, 4096, 4097, 30000, 65535 };
@@ -519,14 +519,14 @@ static void test_loopback_host_echo_sizes(void **state)
 			size_t n = sizes[i];
 			/* A multiple of maxpacket needs a ZLP to end the device's
 			 * 64 KiB request early. */
-			unsigned flags = (n % mp == 0 && n < BUFSZ) ? USB_LOOPBACK_ZERO_PACKET : 0;
+			unsigned flags = (n % mp == 0 && n < BUFSZ) ? USB_INPROC_ZERO_PACKET : 0;
 
 			for (size_t k = 0; k < n; k++)
 				out[k] = (uint8_t)(pat(k) ^ (uint8_t)i);
 			memset(in, 0, BUFSZ);
-			assert_int_equal(usb_loopback_host_transfer(x->h, out_addr(x), out, n, flags,
+			assert_int_equal(usb_inproc_host_transfer(x->h, out_addr(x), out, n, flags,
 								    TMO), (int)n);
-			assert_int_equal(usb_loopback_host_transfer(x->h, in_addr(x), in, BUFSZ, 0,
+			assert_int_equal(usb_inproc_host_transfer(x->h, in_addr(x), in, BUFSZ, 0,
 								    TMO), (int)n);
 			if (n)
 				assert_memory_equal(in, out, n);
@@ -540,7 +540,7 @@ static void test_loopback_host_echo_sizes(void **state)
 	free(in);
 }
 
-static void test_loopback_host_vendor_in(void **state)
+static void test_inproc_host_vendor_in(void **state)
 {
 	static const struct {
 		uint16_t value, wlength;
@@ -567,7 +567,7 @@ static void test_loopback_host_vendor_in(void **state)
 	fx_free(x);
 }
 
-static void test_loopback_host_vendor_out(void **state)
+static void test_inproc_host_vendor_out(void **state)
 {
 	uint8_t data[300];
 	struct fx *x = fx_up(false, USB_SPEED_FULL);
@@ -610,7 +610,7 @@ static void *continue_later(void *arg)
 	return NULL;
 }
 
-static void test_loopback_host_delayed_status(void **state)
+static void test_inproc_host_delayed_status(void **state)
 {
 	struct fx *x = fx_up(false, USB_SPEED_HIGH);
 	struct continuer c = { x, 50 };
@@ -631,7 +631,7 @@ static void test_loopback_host_delayed_status(void **state)
 	fx_free(x);
 }
 
-static void test_loopback_host_stall(void **state)
+static void test_inproc_host_stall(void **state)
 {
 	struct fx *x = fx_up(false, USB_SPEED_HIGH);
 	uint8_t buf[16];
@@ -646,7 +646,7 @@ static void test_loopback_host_stall(void **state)
 	fx_free(x);
 }
 
-static void test_loopback_host_short_packets(void **state)
+static void test_inproc_host_short_packets(void **state)
 {
 	struct fx *x = fx_up(false, USB_SPEED_HIGH);
 	uint8_t buf[2048];
@@ -654,31 +654,31 @@ static void test_loopback_host_short_packets(void **state)
 	(void)state;
 	/* IN: a request ending in a partial packet ends the host transfer. */
 	queue_in(x, x->t.in_req, 100, false);
-	assert_int_equal(usb_loopback_host_transfer(x->h, in_addr(x), buf, 2048, 0, TMO), 100);
+	assert_int_equal(usb_inproc_host_transfer(x->h, in_addr(x), buf, 2048, 0, TMO), 100);
 	assert_int_equal(buf[99], pat(99));
 	queue_in(x, x->t.in_req, 700, false);
-	assert_int_equal(usb_loopback_host_transfer(x->h, in_addr(x), buf, 2048,
-						    USB_LOOPBACK_SHORT_NOT_OK, TMO),
+	assert_int_equal(usb_inproc_host_transfer(x->h, in_addr(x), buf, 2048,
+						    USB_INPROC_SHORT_NOT_OK, TMO),
 			 -USB_EREMOTEIO);
 	/* OUT: a short packet ends a request; short_not_ok reports it. */
 	x->t.out_req->length = 1024;
 	x->t.out_req->short_not_ok = 1;
 	assert_int_equal(usb_ep_queue(x->t.out, x->t.out_req, USB_GFP_ATOMIC), 0);
-	assert_int_equal(usb_loopback_host_transfer(x->h, out_addr(x), buf, 10, 0, TMO), 10);
+	assert_int_equal(usb_inproc_host_transfer(x->h, out_addr(x), buf, 10, 0, TMO), 10);
 	assert_int_equal(last_log(x).status, -USB_EREMOTEIO);
 	assert_int_equal(last_log(x).actual, 10);
 	x->t.out_req->short_not_ok = 0;
 	/* OUT bigger than the request: the rest waits for the next request. */
 	x->t.out_req->length = 512;
 	assert_int_equal(usb_ep_queue(x->t.out, x->t.out_req, USB_GFP_ATOMIC), 0);
-	assert_int_equal(usb_loopback_host_transfer(x->h, out_addr(x), buf, 1024, 0, 50),
+	assert_int_equal(usb_inproc_host_transfer(x->h, out_addr(x), buf, 1024, 0, 50),
 			 -USB_ETIMEDOUT);
 	assert_int_equal(last_log(x).status, 0);
 	assert_int_equal(last_log(x).actual, 512);
 	fx_free(x);
 }
 
-static void test_loopback_host_zlp(void **state)
+static void test_inproc_host_zlp(void **state)
 {
 	struct fx *x = fx_up(false, USB_SPEED_HIGH);
 	uint8_t buf[4096];
@@ -686,63 +686,63 @@ static void test_loopback_host_zlp(void **state)
 	(void)state;
 	/* zero=1, 512 bytes: data then a ZLP ends the host's 4 KiB read. */
 	queue_in(x, x->t.in_req, 512, true);
-	assert_int_equal(usb_loopback_host_transfer(x->h, in_addr(x), buf, 4096, 0, TMO), 512);
+	assert_int_equal(usb_inproc_host_transfer(x->h, in_addr(x), buf, 4096, 0, TMO), 512);
 	/* Without zero the host keeps reading: the next request continues it. */
 	queue_in(x, x->t.in_req, 512, false);
 	queue_in(x, x->t.in_req2, 3, false);
-	assert_int_equal(usb_loopback_host_transfer(x->h, in_addr(x), buf, 4096, 0, TMO), 515);
+	assert_int_equal(usb_inproc_host_transfer(x->h, in_addr(x), buf, 4096, 0, TMO), 515);
 	/* A zero-length request is a ZLP. */
 	queue_in(x, x->t.in_req, 0, false);
-	assert_int_equal(usb_loopback_host_transfer(x->h, in_addr(x), buf, 4096, 0, TMO), 0);
+	assert_int_equal(usb_inproc_host_transfer(x->h, in_addr(x), buf, 4096, 0, TMO), 0);
 	/* Exactly full: the ZLP stays for the next read. */
 	queue_in(x, x->t.in_req, 512, true);
-	assert_int_equal(usb_loopback_host_transfer(x->h, in_addr(x), buf, 512, 0, TMO), 512);
-	assert_int_equal(usb_loopback_host_transfer(x->h, in_addr(x), buf, 512, 0, TMO), 0);
+	assert_int_equal(usb_inproc_host_transfer(x->h, in_addr(x), buf, 512, 0, TMO), 512);
+	assert_int_equal(usb_inproc_host_transfer(x->h, in_addr(x), buf, 512, 0, TMO), 0);
 	assert_int_equal(last_log(x).actual, 512);
 	/* OUT: ZERO_PACKET ends a request at a multiple of maxpacket. */
 	x->t.out_req->length = 4096;
 	assert_int_equal(usb_ep_queue(x->t.out, x->t.out_req, USB_GFP_ATOMIC), 0);
-	assert_int_equal(usb_loopback_host_transfer(x->h, out_addr(x), buf, 1024,
-						    USB_LOOPBACK_ZERO_PACKET, TMO), 1024);
+	assert_int_equal(usb_inproc_host_transfer(x->h, out_addr(x), buf, 1024,
+						    USB_INPROC_ZERO_PACKET, TMO), 1024);
 	assert_int_equal(last_log(x).actual, 1024);
 	assert_false(last_log(x).in);
 	fx_free(x);
 }
 
-static void test_loopback_host_babble(void **state)
+static void test_inproc_host_babble(void **state)
 {
 	struct fx *x = fx_up(false, USB_SPEED_HIGH);
 	uint8_t buf[600];
 
 	(void)state;
 	queue_in(x, x->t.in_req, 600, false);
-	assert_int_equal(usb_loopback_host_transfer(x->h, in_addr(x), buf, 13, 0, TMO),
+	assert_int_equal(usb_inproc_host_transfer(x->h, in_addr(x), buf, 13, 0, TMO),
 			 -USB_EOVERFLOW);
 	assert_int_equal(buf[12], pat(12));
 	fx_free(x);
 }
 
-static void test_loopback_host_halt(void **state)
+static void test_inproc_host_halt(void **state)
 {
 	struct fx *x = fx_up(false, USB_SPEED_HIGH);
 	uint8_t buf[512];
 
 	(void)state;
 	assert_int_equal(usb_ep_set_halt(x->t.in), 0);
-	assert_int_equal(usb_loopback_host_transfer(x->h, in_addr(x), buf, 512, 0, TMO),
+	assert_int_equal(usb_inproc_host_transfer(x->h, in_addr(x), buf, 512, 0, TMO),
 			 -USB_EPIPE);
 	assert_int_equal(get_status_ep(x, in_addr(x)), 1);
 	/* Requests queued meanwhile wait for the host. */
 	queue_in(x, x->t.in_req, 5, false);
-	assert_int_equal(usb_loopback_host_transfer(x->h, in_addr(x), buf, 512, 0, TMO),
+	assert_int_equal(usb_inproc_host_transfer(x->h, in_addr(x), buf, 512, 0, TMO),
 			 -USB_EPIPE);
-	assert_int_equal(usb_loopback_host_clear_halt(x->h, in_addr(x), TMO), 0);
+	assert_int_equal(usb_inproc_host_clear_halt(x->h, in_addr(x), TMO), 0);
 	assert_int_equal(get_status_ep(x, in_addr(x)), 0);
-	assert_int_equal(usb_loopback_host_transfer(x->h, in_addr(x), buf, 512, 0, TMO), 5);
+	assert_int_equal(usb_inproc_host_transfer(x->h, in_addr(x), buf, 512, 0, TMO), 5);
 	/* IN with data queued: the function may not halt. */
 	queue_in(x, x->t.in_req, 5, false);
 	assert_int_equal(usb_ep_set_halt(x->t.in), -USB_EAGAIN);
-	assert_int_equal(usb_loopback_host_transfer(x->h, in_addr(x), buf, 512, 0, TMO), 5);
+	assert_int_equal(usb_inproc_host_transfer(x->h, in_addr(x), buf, 512, 0, TMO), 5);
 	/* The host halts OUT itself with SET_FEATURE. */
 	{
 		struct usb_ctrlrequest s = {
@@ -752,25 +752,25 @@ static void test_loopback_host_halt(void **state)
 			.wIndex = USB_CPU_TO_LE16(out_addr(x)),
 		};
 
-		assert_int_equal(usb_loopback_host_control(x->h, &s, NULL, TMO), 0);
+		assert_int_equal(usb_inproc_host_control(x->h, &s, NULL, TMO), 0);
 	}
-	assert_int_equal(usb_loopback_host_transfer(x->h, out_addr(x), buf, 10, 0, TMO),
+	assert_int_equal(usb_inproc_host_transfer(x->h, out_addr(x), buf, 10, 0, TMO),
 			 -USB_EPIPE);
-	assert_int_equal(usb_loopback_host_clear_halt(x->h, out_addr(x), TMO), 0);
+	assert_int_equal(usb_inproc_host_clear_halt(x->h, out_addr(x), TMO), 0);
 	/* Wedged: the host's CLEAR_FEATURE does not clear it. */
 	assert_int_equal(usb_ep_set_wedge(x->t.out), 0);
-	assert_int_equal(usb_loopback_host_clear_halt(x->h, out_addr(x), TMO), 0);
+	assert_int_equal(usb_inproc_host_clear_halt(x->h, out_addr(x), TMO), 0);
 	assert_int_equal(get_status_ep(x, out_addr(x)), 1);
-	assert_int_equal(usb_loopback_host_transfer(x->h, out_addr(x), buf, 10, 0, TMO),
+	assert_int_equal(usb_inproc_host_transfer(x->h, out_addr(x), buf, 10, 0, TMO),
 			 -USB_EPIPE);
 	assert_int_equal(usb_ep_clear_halt(x->t.out), 0);
 	x->t.out_req->length = 512;
 	assert_int_equal(usb_ep_queue(x->t.out, x->t.out_req, USB_GFP_ATOMIC), 0);
-	assert_int_equal(usb_loopback_host_transfer(x->h, out_addr(x), buf, 10, 0, TMO), 10);
+	assert_int_equal(usb_inproc_host_transfer(x->h, out_addr(x), buf, 10, 0, TMO), 10);
 	fx_free(x);
 }
 
-static void test_loopback_host_dequeue(void **state)
+static void test_inproc_host_dequeue(void **state)
 {
 	struct fx *x = fx_up(false, USB_SPEED_HIGH);
 	uint8_t buf[2048];
@@ -784,21 +784,21 @@ static void test_loopback_host_dequeue(void **state)
 	assert_int_equal(nlog(x), n + 1);
 	assert_int_equal(last_log(x).status, -USB_ECONNRESET);
 	assert_int_equal(usb_ep_dequeue(x->t.in, x->t.in_req), -USB_EINVAL);
-	assert_int_equal(usb_loopback_host_transfer(x->h, in_addr(x), buf, 2048, 0, 30),
+	assert_int_equal(usb_inproc_host_transfer(x->h, in_addr(x), buf, 2048, 0, 30),
 			 -USB_ETIMEDOUT);
 	/* Dequeue after part of the data went: actual says how much. */
 	queue_in(x, x->t.in_req, 1024, false);
-	assert_int_equal(usb_loopback_host_transfer(x->h, in_addr(x), buf, 512, 0, TMO), 512);
+	assert_int_equal(usb_inproc_host_transfer(x->h, in_addr(x), buf, 512, 0, TMO), 512);
 	assert_int_equal(usb_ep_dequeue(x->t.in, x->t.in_req), 0);
 	assert_int_equal(last_log(x).status, -USB_ECONNRESET);
 	assert_int_equal(last_log(x).actual, 512);
 	fx_free(x);
 }
 
-static void test_loopback_host_disconnect(void **state)
+static void test_inproc_host_disconnect(void **state)
 {
 	struct fx *x = fx_up(false, USB_SPEED_HIGH);
-	struct usb_loopback_xfer *xin = NULL;
+	struct usb_inproc_xfer *xin = NULL;
 	uint8_t buf[512];
 	int n;
 
@@ -806,14 +806,14 @@ static void test_loopback_host_disconnect(void **state)
 	queue_in(x, x->t.in_req, 1024, false);
 	x->t.out_req->length = 512;
 	assert_int_equal(usb_ep_queue(x->t.out, x->t.out_req, USB_GFP_ATOMIC), 0);
-	assert_int_equal(usb_loopback_host_submit(x->h, out_addr(x) | 0, buf, 0, 0, &xin), 0);
+	assert_int_equal(usb_inproc_host_submit(x->h, out_addr(x) | 0, buf, 0, 0, &xin), 0);
 	/* That ZLP completed the OUT request at once. */
-	assert_int_equal(usb_loopback_host_wait(x->h, xin, TMO), 0);
-	usb_loopback_host_free(x->h, xin);
+	assert_int_equal(usb_inproc_host_wait(x->h, xin, TMO), 0);
+	usb_inproc_host_free(x->h, xin);
 	assert_int_equal(usb_ep_queue(x->t.out, x->t.out_req, USB_GFP_ATOMIC), 0);
 	/* A host transfer waiting on another endpoint. */
 	n = nlog(x);
-	assert_int_equal(usb_loopback_host_disconnect(x->h), 0);
+	assert_int_equal(usb_inproc_host_disconnect(x->h), 0);
 	assert_int_equal(nlog(x), n + 2);
 	for (int i = n; i < n + 2; i++) {
 		assert_int_equal(x->t.log[i].status, -USB_ESHUTDOWN);
@@ -821,53 +821,53 @@ static void test_loopback_host_disconnect(void **state)
 	}
 	assert_int_equal(x->t.disable_calls, 1);
 	assert_int_equal(usb_ep_queue(x->t.in, x->t.in_req, USB_GFP_ATOMIC), -USB_ESHUTDOWN);
-	assert_int_equal(usb_loopback_host_transfer(x->h, in_addr(x), buf, 512, 0, TMO),
+	assert_int_equal(usb_inproc_host_transfer(x->h, in_addr(x), buf, 512, 0, TMO),
 			 -USB_ENODEV);
 	assert_int_equal(vendor(x, true, VREQ_IN, 1, 1, buf, TMO), -USB_ENODEV);
-	assert_int_equal(usb_loopback_host_disconnect(x->h), 0);
+	assert_int_equal(usb_inproc_host_disconnect(x->h), 0);
 	/* And back. */
-	assert_int_equal(usb_loopback_host_enumerate(x->h, USB_SPEED_FULL, 1, NULL, NULL, 0, TMO),
+	assert_int_equal(usb_inproc_host_enumerate(x->h, USB_SPEED_FULL, 1, NULL, NULL, 0, TMO),
 			 x->total);
 	assert_int_equal(x->t.set_alt_calls, 2);
 	fx_free(x);
 }
 
-static void test_loopback_host_disconnect_pending_transfer(void **state)
+static void test_inproc_host_disconnect_pending_transfer(void **state)
 {
 	struct fx *x = fx_up(false, USB_SPEED_HIGH);
-	struct usb_loopback_xfer *a = NULL;
+	struct usb_inproc_xfer *a = NULL;
 	uint8_t buf[512];
 
 	(void)state;
-	assert_int_equal(usb_loopback_host_submit(x->h, in_addr(x), buf, 512, 0, &a), 0);
-	assert_int_equal(usb_loopback_host_wait(x->h, a, 0), -USB_ETIMEDOUT);
-	assert_int_equal(usb_loopback_host_disconnect(x->h), 0);
-	assert_int_equal(usb_loopback_host_wait(x->h, a, TMO), -USB_ESHUTDOWN);
-	usb_loopback_host_free(x->h, a);
+	assert_int_equal(usb_inproc_host_submit(x->h, in_addr(x), buf, 512, 0, &a), 0);
+	assert_int_equal(usb_inproc_host_wait(x->h, a, 0), -USB_ETIMEDOUT);
+	assert_int_equal(usb_inproc_host_disconnect(x->h), 0);
+	assert_int_equal(usb_inproc_host_wait(x->h, a, TMO), -USB_ESHUTDOWN);
+	usb_inproc_host_free(x->h, a);
 	fx_free(x);
 }
 
-static void test_loopback_host_bus_reset(void **state)
+static void test_inproc_host_bus_reset(void **state)
 {
 	struct fx *x = fx_up(false, USB_SPEED_HIGH);
-	struct usb_loopback_xfer *a = NULL;
+	struct usb_inproc_xfer *a = NULL;
 	uint8_t buf[512];
 
 	(void)state;
-	assert_int_equal(usb_loopback_host_submit(x->h, in_addr(x), buf, 512, 0, &a), 0);
+	assert_int_equal(usb_inproc_host_submit(x->h, in_addr(x), buf, 512, 0, &a), 0);
 	queue_in(x, x->t.in_req2, 5000, false);
-	assert_int_equal(usb_loopback_host_wait(x->h, a, TMO), 512);
-	usb_loopback_host_free(x->h, a);
-	assert_int_equal(usb_loopback_host_submit(x->h, out_addr(x), buf, 512, 0, &a), 0);
-	assert_int_equal(usb_loopback_host_connect(x->h, USB_SPEED_HIGH), 0);
-	assert_int_equal(usb_loopback_host_wait(x->h, a, TMO), -USB_ECONNRESET);
-	usb_loopback_host_free(x->h, a);
+	assert_int_equal(usb_inproc_host_wait(x->h, a, TMO), 512);
+	usb_inproc_host_free(x->h, a);
+	assert_int_equal(usb_inproc_host_submit(x->h, out_addr(x), buf, 512, 0, &a), 0);
+	assert_int_equal(usb_inproc_host_connect(x->h, USB_SPEED_HIGH), 0);
+	assert_int_equal(usb_inproc_host_wait(x->h, a, TMO), -USB_ECONNRESET);
+	usb_inproc_host_free(x->h, a);
 	assert_int_equal(last_log(x).status, -USB_ESHUTDOWN);
 	assert_int_equal(last_log(x).actual, 512);
 	assert_int_equal(x->t.disable_calls, 1);
 	/* Default state: SET_ADDRESS and GET_DESCRIPTOR work; the device is
 	 * not configured. */
-	assert_int_equal(usb_loopback_host_enumerate(x->h, USB_SPEED_HIGH, 0, NULL, NULL, 0, TMO),
+	assert_int_equal(usb_inproc_host_enumerate(x->h, USB_SPEED_HIGH, 0, NULL, NULL, 0, TMO),
 			 x->total);
 	assert_int_equal(get_configuration(x), 0);
 	fx_free(x);
@@ -894,7 +894,7 @@ static void *queue_later(void *arg)
 	return NULL;
 }
 
-static void test_loopback_host_worker_thread(void **state)
+static void test_inproc_host_worker_thread(void **state)
 {
 	struct fx *x = fx_up(false, USB_SPEED_HIGH);
 	struct worker w = { x, 50, 1000, false };
@@ -903,7 +903,7 @@ static void test_loopback_host_worker_thread(void **state)
 
 	(void)state;
 	assert_int_equal(pthread_create(&th, NULL, queue_later, &w), 0);
-	assert_int_equal(usb_loopback_host_transfer(x->h, in_addr(x), buf, 2048, 0, TMO), 1000);
+	assert_int_equal(usb_inproc_host_transfer(x->h, in_addr(x), buf, 2048, 0, TMO), 1000);
 	pthread_join(th, NULL);
 	assert_int_equal(buf[999], pat(999));
 	/* The completion ran in the host thread (the event context). */
@@ -916,20 +916,20 @@ static void test_loopback_host_worker_thread(void **state)
 	assert_int_equal(pthread_create(&th, NULL, queue_later, &w), 0);
 	pthread_join(th, NULL);
 	{
-		struct usb_loopback_xfer *a = NULL;
+		struct usb_inproc_xfer *a = NULL;
 		int n = nlog(x);
 
-		assert_int_equal(usb_loopback_host_submit(x->h, in_addr(x), buf, 512, 0, &a), 0);
+		assert_int_equal(usb_inproc_host_submit(x->h, in_addr(x), buf, 512, 0, &a), 0);
 		assert_int_equal(nlog(x), n + 1);
-		assert_int_equal(usb_loopback_host_wait(x->h, a, TMO), 10);
-		usb_loopback_host_free(x->h, a);
+		assert_int_equal(usb_inproc_host_wait(x->h, a, TMO), 10);
+		usb_inproc_host_free(x->h, a);
 	}
 	fx_free(x);
 }
 
 /* OUT queued by a worker while the host waits: the host thread moves the
- * bytes and gives the request back (loopback_udc_posix.c's deferred path). */
-static void test_loopback_host_worker_out(void **state)
+ * bytes and gives the request back (inproc_udc_posix.c's deferred path). */
+static void test_inproc_host_worker_out(void **state)
 {
 	struct fx *x = fx_up(false, USB_SPEED_HIGH);
 	struct worker w = { x, 50, 1024, true };
@@ -940,7 +940,7 @@ static void test_loopback_host_worker_out(void **state)
 	for (size_t k = 0; k < sizeof(buf); k++)
 		buf[k] = pat(k);
 	assert_int_equal(pthread_create(&th, NULL, queue_later, &w), 0);
-	assert_int_equal(usb_loopback_host_transfer(x->h, out_addr(x), buf, 1024, 0, TMO), 1024);
+	assert_int_equal(usb_inproc_host_transfer(x->h, out_addr(x), buf, 1024, 0, TMO), 1024);
 	pthread_join(th, NULL);
 	assert_int_equal(last_log(x).status, 0);
 	assert_int_equal(last_log(x).actual, 1024);
@@ -949,41 +949,41 @@ static void test_loopback_host_worker_out(void **state)
 	fx_free(x);
 }
 
-static void test_loopback_host_async(void **state)
+static void test_inproc_host_async(void **state)
 {
 	struct fx *x = fx_up(false, USB_SPEED_HIGH);
-	struct usb_loopback_xfer *a[3] = { NULL, NULL, NULL };
+	struct usb_inproc_xfer *a[3] = { NULL, NULL, NULL };
 	uint8_t buf[3][512];
 
 	(void)state;
 	for (int i = 0; i < 3; i++)
-		assert_int_equal(usb_loopback_host_submit(x->h, in_addr(x), buf[i], 512, 0, &a[i]), 0);
+		assert_int_equal(usb_inproc_host_submit(x->h, in_addr(x), buf[i], 512, 0, &a[i]), 0);
 	/* 512 + 100: the first transfer is full, the second ends short. */
 	queue_in(x, x->t.in_req, 612, false);
-	assert_int_equal(usb_loopback_host_wait(x->h, a[1], TMO), 100);
-	assert_int_equal(usb_loopback_host_wait(x->h, a[0], 0), 512);
+	assert_int_equal(usb_inproc_host_wait(x->h, a[1], TMO), 100);
+	assert_int_equal(usb_inproc_host_wait(x->h, a[0], 0), 512);
 	assert_int_equal(buf[1][0], pat(512));
-	assert_int_equal(usb_loopback_host_cancel(x->h, a[0]), -USB_EALREADY);
-	assert_int_equal(usb_loopback_host_wait(x->h, a[2], 10), -USB_ETIMEDOUT);
-	assert_int_equal(usb_loopback_host_cancel(x->h, a[2]), 0);
-	assert_int_equal(usb_loopback_host_wait(x->h, a[2], 0), -USB_ECONNRESET);
-	assert_int_equal(usb_loopback_xfer_actual(a[2]), 0);
+	assert_int_equal(usb_inproc_host_cancel(x->h, a[0]), -USB_EALREADY);
+	assert_int_equal(usb_inproc_host_wait(x->h, a[2], 10), -USB_ETIMEDOUT);
+	assert_int_equal(usb_inproc_host_cancel(x->h, a[2]), 0);
+	assert_int_equal(usb_inproc_host_wait(x->h, a[2], 0), -USB_ECONNRESET);
+	assert_int_equal(usb_inproc_xfer_actual(a[2]), 0);
 	for (int i = 0; i < 3; i++)
-		usb_loopback_host_free(x->h, a[i]);
+		usb_inproc_host_free(x->h, a[i]);
 	/* Freed while pending: cancelled, nothing left behind. */
-	assert_int_equal(usb_loopback_host_submit(x->h, out_addr(x), buf[0], 10, 0, &a[0]), 0);
-	usb_loopback_host_free(x->h, a[0]);
+	assert_int_equal(usb_inproc_host_submit(x->h, out_addr(x), buf[0], 10, 0, &a[0]), 0);
+	usb_inproc_host_free(x->h, a[0]);
 	x->t.out_req->length = 64;
 	assert_int_equal(usb_ep_queue(x->t.out, x->t.out_req, USB_GFP_ATOMIC), 0);
-	assert_int_equal(usb_loopback_host_transfer(x->h, out_addr(x), buf[1], 7, 0, TMO), 7);
+	assert_int_equal(usb_inproc_host_transfer(x->h, out_addr(x), buf[1], 7, 0, TMO), 7);
 	fx_free(x);
 }
 
-static void test_loopback_host_bad_arguments(void **state)
+static void test_inproc_host_bad_arguments(void **state)
 {
-	struct usb_loopback_host *h = NULL, *h2 = NULL;
-	struct usb_loopback_host_config c;
-	struct usb_loopback_ep_config eps[2] = { { .address = 0x81 }, { .address = 0x81 } };
+	struct usb_inproc_host *h = NULL, *h2 = NULL;
+	struct usb_inproc_host_config c;
+	struct usb_inproc_ep_config eps[2] = { { .address = 0x81 }, { .address = 0x81 } };
 	struct usb_ctrlrequest s = { .bRequestType = USB_DIR_IN, .bRequest = 6,
 				     .wValue = USB_CPU_TO_LE16(0x100), .wLength = USB_CPU_TO_LE16(18) };
 	uint8_t buf[18];
@@ -991,60 +991,60 @@ static void test_loopback_host_bad_arguments(void **state)
 	(void)state;
 	memset(&c, 0, sizeof(c));
 	c.ep0_maxpacket = 7;
-	assert_int_equal(usb_loopback_host_create(&c, &h), -USB_EINVAL);
+	assert_int_equal(usb_inproc_host_create(&c, &h), -USB_EINVAL);
 	c.ep0_maxpacket = 0;
 	c.endpoints = eps;
 	c.num_endpoints = 2;
-	assert_int_equal(usb_loopback_host_create(&c, &h), -USB_EINVAL);
+	assert_int_equal(usb_inproc_host_create(&c, &h), -USB_EINVAL);
 	c.num_endpoints = 1;
 	c.udc_name = "lb.bad";
 	c.max_speed = USB_SPEED_FULL;
-	assert_int_equal(usb_loopback_host_create(&c, &h), 0);
-	assert_int_equal(usb_loopback_host_create(&c, &h2), -USB_EINVAL);	/* name taken */
+	assert_int_equal(usb_inproc_host_create(&c, &h), 0);
+	assert_int_equal(usb_inproc_host_create(&c, &h2), -USB_EINVAL);	/* name taken */
 	assert_null(h2);
-	assert_ptr_equal(usb_udc_find("lb.bad"), usb_loopback_host_gadget(h));
+	assert_ptr_equal(usb_udc_find("lb.bad"), usb_inproc_host_gadget(h));
 	/* No driver bound. */
-	assert_int_equal(usb_loopback_host_connect(h, USB_SPEED_FULL), -USB_ENODEV);
-	assert_int_equal(usb_loopback_host_connect(h, USB_SPEED_HIGH), -USB_EINVAL);
-	assert_int_equal(usb_loopback_host_control(h, &s, buf, 10), -USB_ENODEV);
-	assert_int_equal(usb_loopback_host_transfer(h, 0x81, buf, 18, 0, 10), -USB_ENODEV);
-	assert_int_equal(usb_loopback_host_transfer(h, 0x82, buf, 18, 0, 10), -USB_EINVAL);
-	assert_int_equal(usb_loopback_host_transfer(h, 0x00, buf, 18, 0, 10), -USB_EINVAL);
-	assert_int_equal(usb_loopback_host_transfer(h, 0x81, NULL, 18, 0, 10), -USB_EINVAL);
-	assert_int_equal(usb_loopback_host_suspend(h), -USB_ENODEV);
-	assert_int_equal(usb_loopback_host_poll(h), 0);
-	assert_int_equal(usb_loopback_host_disconnect(h), 0);
-	usb_loopback_host_destroy(h);
+	assert_int_equal(usb_inproc_host_connect(h, USB_SPEED_FULL), -USB_ENODEV);
+	assert_int_equal(usb_inproc_host_connect(h, USB_SPEED_HIGH), -USB_EINVAL);
+	assert_int_equal(usb_inproc_host_control(h, &s, buf, 10), -USB_ENODEV);
+	assert_int_equal(usb_inproc_host_transfer(h, 0x81, buf, 18, 0, 10), -USB_ENODEV);
+	assert_int_equal(usb_inproc_host_transfer(h, 0x82, buf, 18, 0, 10), -USB_EINVAL);
+	assert_int_equal(usb_inproc_host_transfer(h, 0x00, buf, 18, 0, 10), -USB_EINVAL);
+	assert_int_equal(usb_inproc_host_transfer(h, 0x81, NULL, 18, 0, 10), -USB_EINVAL);
+	assert_int_equal(usb_inproc_host_suspend(h), -USB_ENODEV);
+	assert_int_equal(usb_inproc_host_poll(h), 0);
+	assert_int_equal(usb_inproc_host_disconnect(h), 0);
+	usb_inproc_host_destroy(h);
 	assert_null(usb_udc_find("lb.bad"));
-	usb_loopback_host_destroy(NULL);
+	usb_inproc_host_destroy(NULL);
 }
 
-static void test_loopback_host_suspend_resume_info(void **state)
+static void test_inproc_host_suspend_resume_info(void **state)
 {
 	struct fx *x = fx_up(false, USB_SPEED_HIGH);
-	struct usb_loopback_host_info info;
+	struct usb_inproc_host_info info;
 
 	(void)state;
-	assert_int_equal(usb_loopback_host_suspend(x->h), 0);
+	assert_int_equal(usb_inproc_host_suspend(x->h), 0);
 	assert_int_equal(fx_cdev(x)->suspended, 1);
-	assert_int_equal(usb_loopback_host_resume(x->h), 0);
+	assert_int_equal(usb_inproc_host_resume(x->h), 0);
 	assert_int_equal(fx_cdev(x)->suspended, 0);
-	usb_loopback_host_info(x->h, &info);
+	usb_inproc_host_info(x->h, &info);
 	assert_int_equal(info.vbus_mA, 100);
 	assert_int_equal(info.pullup, 1);
 	fx_free(x);
 }
 
-static void test_loopback_host_ep0_maxpacket8(void **state)
+static void test_inproc_host_ep0_maxpacket8(void **state)
 {
-	struct usb_loopback_host_config cfg = { .ep0_maxpacket = 8, .max_speed = USB_SPEED_FULL };
+	struct usb_inproc_host_config cfg = { .ep0_maxpacket = 8, .max_speed = USB_SPEED_FULL };
 	struct fx *x = fx_new_cfg(false, &cfg);
 	uint8_t buf[256];
 	int total;
 
 	(void)state;
 	/* Every descriptor crosses several 8-byte packets. */
-	total = usb_loopback_host_enumerate(x->h, USB_SPEED_FULL, 1, &x->got_dev, x->got_config,
+	total = usb_inproc_host_enumerate(x->h, USB_SPEED_FULL, 1, &x->got_dev, x->got_config,
 					    sizeof(x->got_config), TMO);
 	assert_int_equal(total, 32);
 	assert_int_equal(x->got_dev.bMaxPacketSize0, 8);
@@ -1055,15 +1055,15 @@ static void test_loopback_host_ep0_maxpacket8(void **state)
 	assert_int_equal(buf[60], pat(60));
 	assert_int_equal(vendor(x, false, VREQ_OUT, 0, 20, buf, TMO), 20);
 	/* High speed needs 64 on ep0; too fast for this controller anyway. */
-	assert_int_equal(usb_loopback_host_connect(x->h, USB_SPEED_HIGH), -USB_EINVAL);
+	assert_int_equal(usb_inproc_host_connect(x->h, USB_SPEED_HIGH), -USB_EINVAL);
 	fx_free(x);
 }
 
-static void test_loopback_host_pullup(void **state)
+static void test_inproc_host_pullup(void **state)
 {
 	struct fx *x = fx_up(false, USB_SPEED_HIGH);
-	struct usb_gadget *g = usb_loopback_host_gadget(x->h);
-	struct usb_loopback_host_info info;
+	struct usb_gadget *g = usb_inproc_host_gadget(x->h);
+	struct usb_inproc_host_info info;
 	int n;
 
 	(void)state;
@@ -1072,36 +1072,36 @@ static void test_loopback_host_pullup(void **state)
 	/* The device hides itself (as usb_function_deactivate() does): the
 	 * host sees an unplug at its next call. */
 	assert_int_equal(usb_gadget_disconnect(g), 0);
-	assert_int_equal(usb_loopback_host_poll(x->h), 1);
+	assert_int_equal(usb_inproc_host_poll(x->h), 1);
 	assert_int_equal(nlog(x), n + 1);
 	assert_int_equal(last_log(x).status, -USB_ESHUTDOWN);
-	usb_loopback_host_info(x->h, &info);
+	usb_inproc_host_info(x->h, &info);
 	assert_int_equal(info.connected, 0);
 	assert_int_equal(info.pullup, 0);
-	assert_int_equal(usb_loopback_host_connect(x->h, USB_SPEED_HIGH), -USB_ENODEV);
+	assert_int_equal(usb_inproc_host_connect(x->h, USB_SPEED_HIGH), -USB_ENODEV);
 	assert_int_equal(usb_gadget_connect(g), 0);
-	assert_int_equal(usb_loopback_host_enumerate(x->h, USB_SPEED_HIGH, 1, NULL, NULL, 0, TMO),
+	assert_int_equal(usb_inproc_host_enumerate(x->h, USB_SPEED_HIGH, 1, NULL, NULL, 0, TMO),
 			 x->total);
 	assert_int_equal(x->t.set_alt_calls, 2);
 	fx_free(x);
 }
 
-static void test_loopback_host_destroy_bound(void **state)
+static void test_inproc_host_destroy_bound(void **state)
 {
 	struct fx *x = fx_up(true, USB_SPEED_HIGH);
-	struct usb_loopback_xfer *a = NULL;
+	struct usb_inproc_xfer *a = NULL;
 	uint8_t buf[64];
 
 	(void)state;
 	/* Destroying the host unbinds the driver: its requests come back,
 	 * the function is unbound, and the host transfer fails. */
-	assert_int_equal(usb_loopback_host_submit(x->h, in_addr(x), buf, sizeof(buf), 0, &a), 0);
-	usb_loopback_host_free(x->h, a);
-	usb_loopback_host_destroy(x->h);
+	assert_int_equal(usb_inproc_host_submit(x->h, in_addr(x), buf, sizeof(buf), 0, &a), 0);
+	usb_inproc_host_free(x->h, a);
+	usb_inproc_host_destroy(x->h);
 	x->h = NULL;
 	assert_null(fx_cdev(x));
 	assert_int_equal(x->t.disable_calls, 1);
-	assert_null(usb_udc_find("loopback.0"));
+	assert_null(usb_udc_find("inproc.0"));
 	tf_fini(&x->t);
 	free(x);
 	current_fx = NULL;
@@ -1110,28 +1110,28 @@ static void test_loopback_host_destroy_bound(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_loopback_host_enumerate),
-		cmocka_unit_test(test_loopback_host_echo_sizes),
-		cmocka_unit_test(test_loopback_host_vendor_in),
-		cmocka_unit_test(test_loopback_host_vendor_out),
-		cmocka_unit_test(test_loopback_host_delayed_status),
-		cmocka_unit_test(test_loopback_host_stall),
-		cmocka_unit_test(test_loopback_host_short_packets),
-		cmocka_unit_test(test_loopback_host_zlp),
-		cmocka_unit_test(test_loopback_host_babble),
-		cmocka_unit_test(test_loopback_host_halt),
-		cmocka_unit_test(test_loopback_host_dequeue),
-		cmocka_unit_test(test_loopback_host_disconnect),
-		cmocka_unit_test(test_loopback_host_disconnect_pending_transfer),
-		cmocka_unit_test(test_loopback_host_bus_reset),
-		cmocka_unit_test(test_loopback_host_worker_thread),
-		cmocka_unit_test(test_loopback_host_worker_out),
-		cmocka_unit_test(test_loopback_host_async),
-		cmocka_unit_test(test_loopback_host_bad_arguments),
-		cmocka_unit_test(test_loopback_host_suspend_resume_info),
-		cmocka_unit_test(test_loopback_host_ep0_maxpacket8),
-		cmocka_unit_test(test_loopback_host_pullup),
-		cmocka_unit_test(test_loopback_host_destroy_bound),
+		cmocka_unit_test(test_inproc_host_enumerate),
+		cmocka_unit_test(test_inproc_host_echo_sizes),
+		cmocka_unit_test(test_inproc_host_vendor_in),
+		cmocka_unit_test(test_inproc_host_vendor_out),
+		cmocka_unit_test(test_inproc_host_delayed_status),
+		cmocka_unit_test(test_inproc_host_stall),
+		cmocka_unit_test(test_inproc_host_short_packets),
+		cmocka_unit_test(test_inproc_host_zlp),
+		cmocka_unit_test(test_inproc_host_babble),
+		cmocka_unit_test(test_inproc_host_halt),
+		cmocka_unit_test(test_inproc_host_dequeue),
+		cmocka_unit_test(test_inproc_host_disconnect),
+		cmocka_unit_test(test_inproc_host_disconnect_pending_transfer),
+		cmocka_unit_test(test_inproc_host_bus_reset),
+		cmocka_unit_test(test_inproc_host_worker_thread),
+		cmocka_unit_test(test_inproc_host_worker_out),
+		cmocka_unit_test(test_inproc_host_async),
+		cmocka_unit_test(test_inproc_host_bad_arguments),
+		cmocka_unit_test(test_inproc_host_suspend_resume_info),
+		cmocka_unit_test(test_inproc_host_ep0_maxpacket8),
+		cmocka_unit_test(test_inproc_host_pullup),
+		cmocka_unit_test(test_inproc_host_destroy_bound),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
