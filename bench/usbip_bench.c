@@ -140,7 +140,7 @@ static int usbip_run(unsigned count, unsigned req_len, unsigned reqs, double *wr
 	uint8_t *buf = malloc(XFER);
 	uint32_t actual;
 	struct uc c;
-	double t0;
+	double t0 = 0;	/* set when the warm-up ends */
 	int rc = -1;
 
 	usbip_server_config_init(&cfg);

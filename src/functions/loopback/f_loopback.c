@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "composite/f_loopback.h"
+#include "functions/common/bulk_pair.h"
 
 #define LB_DEFAULT_BUFLEN	4096u
 #define LB_DEFAULT_QLEN		32u
@@ -40,8 +41,7 @@ struct f_loopback {
 	bool enabled;		/* requeue on completion */
 
 	struct usb_interface_descriptor intf;
-	struct usb_endpoint_descriptor fs_in, fs_out, hs_in, hs_out, ss_in, ss_out;
-	struct usb_ss_ep_comp_descriptor ss_in_comp, ss_out_comp;
+	struct fn_bulk_pair pair;	/* in_ep/out_ep and their descriptors */
 	struct usb_descriptor_header *fs_descs[4], *hs_descs[4], *ss_descs[6];
 
 	struct usb_string strings[2];
@@ -237,7 +237,6 @@ static void lb_disable(struct usb_function *f)
 static int lb_bind(struct usb_configuration *c, struct usb_function *f)
 {
 	struct f_loopback *loop = func_to_loop(f);
-	struct usb_gadget *gadget = c->cdev->gadget;
 	int id, ret;
 
 	memset(&loop->intf, 0, sizeof(loop->intf));
@@ -245,13 +244,6 @@ static int lb_bind(struct usb_configuration *c, struct usb_function *f)
 	loop->intf.bDescriptorType = USB_DT_INTERFACE;
 	loop->intf.bNumEndpoints = 2;
 	loop->intf.bInterfaceClass = USB_CLASS_VENDOR_SPEC;
-	memset(&loop->fs_in, 0, sizeof(loop->fs_in));
-	loop->fs_in.bLength = USB_DT_ENDPOINT_SIZE;
-	loop->fs_in.bDescriptorType = USB_DT_ENDPOINT;
-	loop->fs_in.bmAttributes = USB_ENDPOINT_XFER_BULK;
-	loop->fs_out = loop->fs_in;
-	loop->fs_in.bEndpointAddress = USB_DIR_IN;
-	loop->fs_out.bEndpointAddress = USB_DIR_OUT;
 
 	id = usb_interface_id(c, f);
 	if (id < 0)
@@ -262,52 +254,22 @@ static int lb_bind(struct usb_configuration *c, struct usb_function *f)
 		return ret;
 	loop->intf.iInterface = loop->strings[0].id;
 
-	loop->in_ep = usb_ep_autoconfig(gadget, &loop->fs_in);
-	if (!loop->in_ep)
-		return -USB_ENODEV;
-	loop->out_ep = usb_ep_autoconfig(gadget, &loop->fs_out);
-	if (!loop->out_ep) {
-		ret = -USB_ENODEV;
-		goto release_in;
-	}
+	ret = fn_bulk_pair_bind(&loop->pair, c->cdev->gadget, 0);
+	if (ret)
+		return ret;
+	loop->in_ep = loop->pair.in;
+	loop->out_ep = loop->pair.out;
 
-	loop->hs_in = loop->fs_in;
-	loop->hs_out = loop->fs_out;
-	loop->hs_in.wMaxPacketSize = loop->hs_out.wMaxPacketSize = USB_CPU_TO_LE16(512);
-	loop->ss_in = loop->fs_in;
-	loop->ss_out = loop->fs_out;
-	loop->ss_in.wMaxPacketSize = loop->ss_out.wMaxPacketSize = USB_CPU_TO_LE16(1024);
-	memset(&loop->ss_in_comp, 0, sizeof(loop->ss_in_comp));
-	loop->ss_in_comp.bLength = USB_DT_SS_EP_COMP_SIZE;
-	loop->ss_in_comp.bDescriptorType = USB_DT_SS_ENDPOINT_COMP;
-	loop->ss_out_comp = loop->ss_in_comp;
-
-	loop->fs_descs[0] = DH(&loop->intf);
-	loop->fs_descs[1] = DH(&loop->fs_in);
-	loop->fs_descs[2] = DH(&loop->fs_out);
-	loop->fs_descs[3] = NULL;
-	loop->hs_descs[0] = DH(&loop->intf);
-	loop->hs_descs[1] = DH(&loop->hs_in);
-	loop->hs_descs[2] = DH(&loop->hs_out);
-	loop->hs_descs[3] = NULL;
-	loop->ss_descs[0] = DH(&loop->intf);
-	loop->ss_descs[1] = DH(&loop->ss_in);
-	loop->ss_descs[2] = DH(&loop->ss_in_comp);
-	loop->ss_descs[3] = DH(&loop->ss_out);
-	loop->ss_descs[4] = DH(&loop->ss_out_comp);
-	loop->ss_descs[5] = NULL;
+	loop->fs_descs[0] = loop->hs_descs[0] = loop->ss_descs[0] = DH(&loop->intf);
+	loop->fs_descs[1 + fn_bulk_pair_descs(&loop->pair, USB_SPEED_FULL, loop->fs_descs + 1)] = NULL;
+	loop->hs_descs[1 + fn_bulk_pair_descs(&loop->pair, USB_SPEED_HIGH, loop->hs_descs + 1)] = NULL;
+	loop->ss_descs[1 + fn_bulk_pair_descs(&loop->pair, USB_SPEED_SUPER, loop->ss_descs + 1)] = NULL;
 	ret = usb_assign_descriptors(f, loop->fs_descs, loop->hs_descs,
 				     loop->ss_descs, loop->ss_descs);
-	if (ret)
-		goto release_out;
-	return 0;
-
-release_out:
-	usb_ep_autoconfig_release(loop->out_ep);
-	loop->out_ep = NULL;
-release_in:
-	usb_ep_autoconfig_release(loop->in_ep);
-	loop->in_ep = NULL;
+	if (ret) {
+		fn_bulk_pair_release(&loop->pair);
+		loop->in_ep = loop->out_ep = NULL;
+	}
 	return ret;
 }
 

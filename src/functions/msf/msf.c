@@ -57,21 +57,10 @@ static void ep0_complete(struct usb_ep *ep, struct usb_request *req)
 
 /* ---- usb_function callbacks -------------------------------------------------- */
 
-static void init_ep_desc(struct usb_endpoint_descriptor *d, uint8_t dir, uint16_t maxp)
-{
-	memset(d, 0, sizeof(*d));
-	d->bLength = USB_DT_ENDPOINT_SIZE;
-	d->bDescriptorType = USB_DT_ENDPOINT;
-	d->bEndpointAddress = dir;
-	d->bmAttributes = USB_ENDPOINT_XFER_BULK;
-	d->wMaxPacketSize = USB_CPU_TO_LE16(maxp);
-}
-
 static int fsg_bind(struct usb_configuration *c, struct usb_function *f)
 {
 	struct fsg_dev *fsg = fsg_from_func(f);
 	struct usb_gadget *gadget = c->cdev->gadget;
-	struct usb_ep *ep;
 	int rc;
 
 	rc = usb_interface_id(c, f);
@@ -88,33 +77,14 @@ static int fsg_bind(struct usb_configuration *c, struct usb_function *f)
 	fsg->intf_desc.bInterfaceSubClass = 0x06;	/* SCSI transparent */
 	fsg->intf_desc.bInterfaceProtocol = 0x50;	/* Bulk-Only */
 
-	init_ep_desc(&fsg->fs_in, USB_DIR_IN, 0);
-	init_ep_desc(&fsg->fs_out, USB_DIR_OUT, 0);
-	ep = usb_ep_autoconfig(gadget, &fsg->fs_in);
-	if (!ep)
-		return -USB_ENODEV;
-	ep->driver_data = fsg->common;
-	fsg->bulk_in = ep;
-	ep = usb_ep_autoconfig(gadget, &fsg->fs_out);
-	if (!ep) {
-		rc = -USB_ENODEV;
-		goto fail_in;
-	}
-	ep->driver_data = fsg->common;
-	fsg->bulk_out = ep;
-
-	/* Full speed: 64-byte packets; high speed: 512 (USB 2.0 5.8.3). */
-	fsg->fs_in.wMaxPacketSize = USB_CPU_TO_LE16(64);
-	fsg->fs_out.wMaxPacketSize = USB_CPU_TO_LE16(64);
-	init_ep_desc(&fsg->hs_in, fsg->fs_in.bEndpointAddress, 512);
-	init_ep_desc(&fsg->hs_out, fsg->fs_out.bEndpointAddress, 512);
-	/* SuperSpeed: 1024, no bursts (as Linux's f_mass_storage). */
-	init_ep_desc(&fsg->ss_in, fsg->fs_in.bEndpointAddress, 1024);
-	init_ep_desc(&fsg->ss_out, fsg->fs_out.bEndpointAddress, 1024);
-	memset(&fsg->ss_in_comp, 0, sizeof(fsg->ss_in_comp));
-	fsg->ss_in_comp.bLength = USB_DT_SS_EP_COMP_SIZE;
-	fsg->ss_in_comp.bDescriptorType = USB_DT_SS_ENDPOINT_COMP;
-	fsg->ss_out_comp = fsg->ss_in_comp;
+	/* Full speed: 64-byte packets; high speed 512, SuperSpeed 1024. */
+	rc = fn_bulk_pair_bind(&fsg->pair, gadget, 64);
+	if (rc)
+		return rc;
+	fsg->bulk_in = fsg->pair.in;
+	fsg->bulk_out = fsg->pair.out;
+	fsg->bulk_in->driver_data = fsg->common;
+	fsg->bulk_out->driver_data = fsg->common;
 
 	fsg->strings[0].s = "Mass Storage";
 	fsg->strings[1].s = NULL;
@@ -128,31 +98,19 @@ static int fsg_bind(struct usb_configuration *c, struct usb_function *f)
 	fsg->intf_desc.iInterface = fsg->strings[0].id;
 	f->strings = fsg->stringtabs;
 
-	fsg->fs_list[0] = (struct usb_descriptor_header *)&fsg->intf_desc;
-	fsg->fs_list[1] = (struct usb_descriptor_header *)&fsg->fs_in;
-	fsg->fs_list[2] = (struct usb_descriptor_header *)&fsg->fs_out;
-	fsg->fs_list[3] = NULL;
-	fsg->hs_list[0] = (struct usb_descriptor_header *)&fsg->intf_desc;
-	fsg->hs_list[1] = (struct usb_descriptor_header *)&fsg->hs_in;
-	fsg->hs_list[2] = (struct usb_descriptor_header *)&fsg->hs_out;
-	fsg->hs_list[3] = NULL;
-	fsg->ss_list[0] = (struct usb_descriptor_header *)&fsg->intf_desc;
-	fsg->ss_list[1] = (struct usb_descriptor_header *)&fsg->ss_in;
-	fsg->ss_list[2] = (struct usb_descriptor_header *)&fsg->ss_in_comp;
-	fsg->ss_list[3] = (struct usb_descriptor_header *)&fsg->ss_out;
-	fsg->ss_list[4] = (struct usb_descriptor_header *)&fsg->ss_out_comp;
-	fsg->ss_list[5] = NULL;
+	fsg->fs_list[0] = fsg->hs_list[0] = fsg->ss_list[0] =
+		(struct usb_descriptor_header *)&fsg->intf_desc;
+	fsg->fs_list[1 + fn_bulk_pair_descs(&fsg->pair, USB_SPEED_FULL, fsg->fs_list + 1)] = NULL;
+	fsg->hs_list[1 + fn_bulk_pair_descs(&fsg->pair, USB_SPEED_HIGH, fsg->hs_list + 1)] = NULL;
+	fsg->ss_list[1 + fn_bulk_pair_descs(&fsg->pair, USB_SPEED_SUPER, fsg->ss_list + 1)] = NULL;
 	rc = usb_assign_descriptors(f, fsg->fs_list, fsg->hs_list, fsg->ss_list, NULL);
 	if (rc)
 		goto fail_out;
 	return 0;
 
 fail_out:
-	usb_ep_autoconfig_release(fsg->bulk_out);
-	fsg->bulk_out = NULL;
-fail_in:
-	usb_ep_autoconfig_release(fsg->bulk_in);
-	fsg->bulk_in = NULL;
+	fn_bulk_pair_release(&fsg->pair);
+	fsg->bulk_in = fsg->bulk_out = NULL;
 	return rc;
 }
 

@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "functions/common/bulk_pair.h"
 #include "composite/function.h"
 #include "composite/kref.h"
 #include "composite/mass_storage.h"
@@ -133,8 +134,7 @@ struct fsg_dev {
 	bool bulk_out_enabled;
 	/* Descriptor templates of this instance (usb_assign_descriptors copies). */
 	struct usb_interface_descriptor intf_desc;
-	struct usb_endpoint_descriptor fs_in, fs_out, hs_in, hs_out, ss_in, ss_out;
-	struct usb_ss_ep_comp_descriptor ss_in_comp, ss_out_comp;
+	struct fn_bulk_pair pair;	/* bulk_in/bulk_out and their descriptors */
 	struct usb_descriptor_header *fs_list[4], *hs_list[4], *ss_list[6];
 	struct usb_string strings[2];
 	struct usb_gadget_strings stringtab;

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "composite/sourcesink.h"
+#include "functions/common/bulk_pair.h"
 
 #define SS_MAX_BUFLEN	(1024u * 1024u)
 #define SS_MAX_QLEN	256u
@@ -50,10 +51,10 @@ struct f_sourcesink {
 	/* Descriptor templates, filled in bind; usb_assign_descriptors()
 	 * copies them, so each instance may keep its own. */
 	struct usb_interface_descriptor intf_alt0, intf_alt1;
-	struct usb_endpoint_descriptor fs_in, fs_out, fs_iso_in, fs_iso_out;
-	struct usb_endpoint_descriptor hs_in, hs_out, hs_iso_in, hs_iso_out;
-	struct usb_endpoint_descriptor ss_in, ss_out, ss_iso_in, ss_iso_out;
-	struct usb_ss_ep_comp_descriptor ss_in_comp, ss_out_comp;
+	struct fn_bulk_pair pair;	/* bulk_in.ep/bulk_out.ep and their descriptors */
+	struct usb_endpoint_descriptor fs_iso_in, fs_iso_out;
+	struct usb_endpoint_descriptor hs_iso_in, hs_iso_out;
+	struct usb_endpoint_descriptor ss_iso_in, ss_iso_out;
 	struct usb_ss_ep_comp_descriptor ss_iso_in_comp, ss_iso_out_comp;
 	struct usb_descriptor_header *fs_descs[9];
 	struct usb_descriptor_header *hs_descs[9];
@@ -452,9 +453,8 @@ static void ss_init_descriptors(struct f_sourcesink *ss)
 		.bDescriptorType = USB_DT_SS_ENDPOINT_COMP,
 	};
 	struct usb_endpoint_descriptor *all[] = {
-		&ss->fs_in, &ss->fs_out, &ss->fs_iso_in, &ss->fs_iso_out,
-		&ss->hs_in, &ss->hs_out, &ss->hs_iso_in, &ss->hs_iso_out,
-		&ss->ss_in, &ss->ss_out, &ss->ss_iso_in, &ss->ss_iso_out,
+		&ss->fs_iso_in, &ss->fs_iso_out, &ss->hs_iso_in, &ss->hs_iso_out,
+		&ss->ss_iso_in, &ss->ss_iso_out,
 	};
 
 	ss->intf_alt0 = intf;
@@ -464,30 +464,20 @@ static void ss_init_descriptors(struct f_sourcesink *ss)
 	ss->intf_alt1.bNumEndpoints = 4;
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		*all[i] = ep;
-	ss->fs_in.bEndpointAddress = USB_DIR_IN;
-	ss->fs_out.bEndpointAddress = USB_DIR_OUT;
-	ss->fs_in.bmAttributes = ss->fs_out.bmAttributes = USB_ENDPOINT_XFER_BULK;
 	ss->fs_iso_in.bEndpointAddress = USB_DIR_IN;
 	ss->fs_iso_out.bEndpointAddress = USB_DIR_OUT;
 	ss->fs_iso_in.bmAttributes = ss->fs_iso_out.bmAttributes = USB_ENDPOINT_XFER_ISOC;
-	ss->ss_in_comp = ss->ss_out_comp = comp;
 	ss->ss_iso_in_comp = ss->ss_iso_out_comp = comp;
 }
 
-/* The per-speed copies of the full-speed descriptors autoconfig filled. */
+/* The per-speed copies of the full-speed iso descriptors autoconfig
+ * filled (the bulk pair has its own, bulk_pair.c). */
 static void ss_fill_speeds(struct f_sourcesink *ss)
 {
 	const struct f_ss_opts *o = &ss->opts;
 	uint16_t hs_iso_mp = (uint16_t)(o->isoc_maxpacket | (o->isoc_mult << 11));
 	uint16_t bpi = (uint16_t)(o->isoc_maxpacket * (o->isoc_mult + 1) *
 				  (o->isoc_maxburst + 1));
-
-	ss->hs_in = ss->fs_in;
-	ss->hs_out = ss->fs_out;
-	ss->hs_in.wMaxPacketSize = ss->hs_out.wMaxPacketSize = USB_CPU_TO_LE16(512);
-	ss->ss_in = ss->fs_in;
-	ss->ss_out = ss->fs_out;
-	ss->ss_in.wMaxPacketSize = ss->ss_out.wMaxPacketSize = USB_CPU_TO_LE16(1024);
 
 	ss->hs_iso_in = ss->fs_iso_in;
 	ss->hs_iso_out = ss->fs_iso_out;
@@ -506,38 +496,33 @@ static void ss_fill_speeds(struct f_sourcesink *ss)
 
 #define DH(d) ((struct usb_descriptor_header *)(void *)(d))
 
-static void ss_build_lists(struct f_sourcesink *ss)
+/* Alternate 0: the bulk pair; alternate 1 (with iso): the pair again and
+ * the iso pair. */
+static void ss_build_list(struct f_sourcesink *ss, enum usb_device_speed speed,
+			  struct usb_descriptor_header **v)
 {
-	struct usb_descriptor_header **v;
-
-	v = ss->fs_descs;
-	*v++ = DH(&ss->intf_alt0); *v++ = DH(&ss->fs_in); *v++ = DH(&ss->fs_out);
-	if (ss->has_iso) {
-		*v++ = DH(&ss->intf_alt1); *v++ = DH(&ss->fs_in); *v++ = DH(&ss->fs_out);
-		*v++ = DH(&ss->fs_iso_in); *v++ = DH(&ss->fs_iso_out);
-	}
-	*v = NULL;
-
-	v = ss->hs_descs;
-	*v++ = DH(&ss->intf_alt0); *v++ = DH(&ss->hs_in); *v++ = DH(&ss->hs_out);
-	if (ss->has_iso) {
-		*v++ = DH(&ss->intf_alt1); *v++ = DH(&ss->hs_in); *v++ = DH(&ss->hs_out);
-		*v++ = DH(&ss->hs_iso_in); *v++ = DH(&ss->hs_iso_out);
-	}
-	*v = NULL;
-
-	v = ss->ss_descs;
 	*v++ = DH(&ss->intf_alt0);
-	*v++ = DH(&ss->ss_in); *v++ = DH(&ss->ss_in_comp);
-	*v++ = DH(&ss->ss_out); *v++ = DH(&ss->ss_out_comp);
+	v += fn_bulk_pair_descs(&ss->pair, speed, v);
 	if (ss->has_iso) {
 		*v++ = DH(&ss->intf_alt1);
-		*v++ = DH(&ss->ss_in); *v++ = DH(&ss->ss_in_comp);
-		*v++ = DH(&ss->ss_out); *v++ = DH(&ss->ss_out_comp);
-		*v++ = DH(&ss->ss_iso_in); *v++ = DH(&ss->ss_iso_in_comp);
-		*v++ = DH(&ss->ss_iso_out); *v++ = DH(&ss->ss_iso_out_comp);
+		v += fn_bulk_pair_descs(&ss->pair, speed, v);
+		if (speed >= USB_SPEED_SUPER) {
+			*v++ = DH(&ss->ss_iso_in); *v++ = DH(&ss->ss_iso_in_comp);
+			*v++ = DH(&ss->ss_iso_out); *v++ = DH(&ss->ss_iso_out_comp);
+		} else if (speed == USB_SPEED_HIGH) {
+			*v++ = DH(&ss->hs_iso_in); *v++ = DH(&ss->hs_iso_out);
+		} else {
+			*v++ = DH(&ss->fs_iso_in); *v++ = DH(&ss->fs_iso_out);
+		}
 	}
 	*v = NULL;
+}
+
+static void ss_build_lists(struct f_sourcesink *ss)
+{
+	ss_build_list(ss, USB_SPEED_FULL, ss->fs_descs);
+	ss_build_list(ss, USB_SPEED_HIGH, ss->hs_descs);
+	ss_build_list(ss, USB_SPEED_SUPER, ss->ss_descs);
 }
 
 static int ss_bind(struct usb_configuration *c, struct usb_function *f)
@@ -558,14 +543,11 @@ static int ss_bind(struct usb_configuration *c, struct usb_function *f)
 		return ret;
 	ss->intf_alt0.iInterface = ss->intf_alt1.iInterface = ss->strings[0].id;
 
-	ss->bulk_in.ep = usb_ep_autoconfig(gadget, &ss->fs_in);
-	if (!ss->bulk_in.ep)
-		return -USB_ENODEV;
-	ss->bulk_out.ep = usb_ep_autoconfig(gadget, &ss->fs_out);
-	if (!ss->bulk_out.ep) {
-		ret = -USB_ENODEV;
-		goto release_in;
-	}
+	ret = fn_bulk_pair_bind(&ss->pair, gadget, 0);
+	if (ret)
+		return ret;
+	ss->bulk_in.ep = ss->pair.in;
+	ss->bulk_out.ep = ss->pair.out;
 
 	/* Alternate setting 1 only where the backend has two iso endpoints;
 	 * without them the function still works with alternate 0 (Linux). */
@@ -601,11 +583,8 @@ release_all:
 	}
 	ss->iso_in.ep = ss->iso_out.ep = NULL;
 	ss->has_iso = false;
-	usb_ep_autoconfig_release(ss->bulk_out.ep);
-	ss->bulk_out.ep = NULL;
-release_in:
-	usb_ep_autoconfig_release(ss->bulk_in.ep);
-	ss->bulk_in.ep = NULL;
+	fn_bulk_pair_release(&ss->pair);
+	ss->bulk_in.ep = ss->bulk_out.ep = NULL;
 	return ret;
 }
 

@@ -794,6 +794,13 @@ size_t udcx__urb_rx_windows(struct udcx_ep *ep, struct udcx_urb *u, struct udcx_
 	return n;
 }
 
+bool udcx__urb_rx_starved(const struct udcx_ep *ep, const struct udcx_urb *u)
+{
+	return u->stream && u->pending && u->arrived < u->length && u->arrived == u->actual &&
+	       list_empty(&ep->reqs) && !list_empty(&ep->urbs) &&
+	       list_first_entry(&ep->urbs, struct udcx_urb, node) == u && ep->enabled && !ep->halted;
+}
+
 void udcx__urb_rx_commit(struct udcx_ep *ep, struct udcx_urb *u, size_t n,
 			 struct udcx_done *done)
 {

@@ -250,6 +250,13 @@ void udcx__ep_disable(struct udcx_ep *ep, struct udcx_done *done);
 
 void udcx__req_init(struct udcx_req *r);
 
+/*
+ * ops->alloc_request / ops->free_request from the heap (req_heap.c), for
+ * backends whose requests are plain struct udcx_req. Any thread.
+ */
+struct usb_request *udcx__alloc_request(struct usb_ep *ep);
+void udcx__free_request(struct usb_ep *ep, struct usb_request *req);
+
 /* The udcx_req around @req (which must come from a udcx backend). */
 static inline struct udcx_req *udcx__req_of(struct usb_request *req)
 {
@@ -419,6 +426,14 @@ int udcx__urb_submit_stream(struct udcx_ep *ep, struct udcx_urb *u, struct udcx_
  */
 size_t udcx__urb_rx_windows(struct udcx_ep *ep, struct udcx_urb *u, struct udcx_window *win,
 			    size_t max);
+
+/*
+ * Is streamed transfer @u waiting for a request: the oldest on @ep, all
+ * its bytes so far taken, none queued to take the next (on a bus the
+ * host would be NAKed)? A backend may hold the bytes back a while, so
+ * that they land in the request the function is about to queue.
+ */
+bool udcx__urb_rx_starved(const struct udcx_ep *ep, const struct udcx_urb *u);
 
 /* @n bytes (at most the windows') were written at the windows, in order:
  * move them. */

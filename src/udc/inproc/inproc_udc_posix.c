@@ -212,23 +212,6 @@ static int ih_ep_disable(struct usb_ep *ep)
 	return 0;
 }
 
-static struct usb_request *ih_alloc_request(struct usb_ep *ep)
-{
-	struct udcx_req *r = malloc(sizeof(*r));
-
-	(void)ep;
-	if (!r)
-		return NULL;
-	udcx__req_init(r);
-	return &r->req;
-}
-
-static void ih_free_request(struct usb_ep *ep, struct usb_request *req)
-{
-	(void)ep;
-	free(udcx__req_of(req));
-}
-
 static int ih_queue(struct usb_ep *ep, struct usb_request *req)
 {
 	struct ih_ep *lep = lep_of(ep);
@@ -309,8 +292,8 @@ static int ih_fifo_status(struct usb_ep *ep)
 static const struct usb_ep_ops ih_ep_ops = {
 	.enable = ih_ep_enable,
 	.disable = ih_ep_disable,
-	.alloc_request = ih_alloc_request,
-	.free_request = ih_free_request,
+	.alloc_request = udcx__alloc_request,
+	.free_request = udcx__free_request,
 	.queue = ih_queue,
 	.dequeue = ih_dequeue,
 	.set_halt = ih_set_halt,

@@ -166,11 +166,13 @@ int usbip__urb_submit_stream(struct usbip__dev *dev, struct usbip__urb *urb)
 }
 
 size_t usbip__urb_rx_begin(struct usbip__dev *dev, struct usbip__urb *urb,
-			   struct udcx_window *win, size_t max)
+			   struct udcx_window *win, size_t max, bool *starved)
 {
 	struct usbip__ep *ep = usbip__dev_ep(dev, urb->epnum, urb->dir_in);
 
 	pthread_mutex_lock(&dev->lock);
+	*starved = udcx__urb_rx_starved(&ep->x, &urb->x);
+	dev->rx_starved = *starved ? ep : NULL;	/* ep_queue() wakes us */
 	return udcx__urb_rx_windows(&ep->x, &urb->x, win, max);
 }
 

@@ -461,6 +461,7 @@ static int begin_submit(struct usbip__conn *c)
 	/* Bulk or interrupt OUT: into the engine now, so that the payload
 	 * can land in the requests. If that fails, the usual path at the
 	 * end gives the answer. */
+	c->rx_waiting = c->rx_waited = false;
 	if (!unlinked && !is_iso && h->ep != 0 && h->direction == USBIP_DIR_OUT && data > 0)
 		(void)usbip__urb_submit_stream(c->dev, c->rx_urb);
 	return 0;
@@ -672,15 +673,16 @@ static int rx_read(struct usbip__conn *c, struct iovec *iov, int niov, size_t wa
  * requests. For a streamed URB this takes dev->lock (rx_some() drops it).
  */
 static int rx_windows(struct usbip__conn *c, uint8_t *dst, size_t left, struct iovec *iov,
-		      size_t *want)
+		      size_t *want, bool *starved)
 {
 	struct udcx_window win[RX_WINDOWS];
 	size_t nw = 0;
 	int n = 0;
 
 	*want = 0;
+	*starved = false;
 	if (c->stage == USBIP_RX_DATA && c->rx_urb->streaming)
-		nw = usbip__urb_rx_begin(c->dev, c->rx_urb, win, RX_WINDOWS);
+		nw = usbip__urb_rx_begin(c->dev, c->rx_urb, win, RX_WINDOWS, starved);
 	for (size_t i = 0; i < nw && *want < left; i++) {
 		size_t m = win[i].len < left - *want ? win[i].len : left - *want;
 
@@ -692,6 +694,50 @@ static int rx_windows(struct usbip__conn *c, uint8_t *dst, size_t left, struct i
 		*want = left;
 	}
 	return n;
+}
+
+/*
+ * How long a streamed URB's payload waits for its function to queue a
+ * request, rather than go to the URB's own buffer and be copied later: a
+ * NAK on a bus, bounded here because the socket carries every endpoint's
+ * traffic in order (a function may wait for a PDU behind this payload).
+ * The Mass Storage function queues its buffer for a WRITE once the
+ * worker has read the CBW, a little after the payload's header is in.
+ */
+#define RX_WAIT_NS 2000000L
+
+static long rx_waited_ns(const struct usbip__conn *c)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (long)(now.tv_sec - c->rx_wait_start.tv_sec) * 1000000000L +
+	       (now.tv_nsec - c->rx_wait_start.tv_nsec);
+}
+
+/* The URB is starved: hold its payload back (true), or no longer. */
+static bool rx_hold(struct usbip__conn *c)
+{
+	if (c->rx_waited)
+		return false;
+	if (!c->rx_waiting) {
+		c->rx_waiting = true;
+		clock_gettime(CLOCK_MONOTONIC, &c->rx_wait_start);
+		return true;
+	}
+	if (rx_waited_ns(c) < RX_WAIT_NS)
+		return true;
+	c->rx_waiting = false;
+	c->rx_waited = true;	/* this URB's bytes go wherever they can */
+	return false;
+}
+
+/* While holding back: poll()'s timeout, in ms (at least 1). */
+static int rx_hold_ms(const struct usbip__conn *c)
+{
+	long left = RX_WAIT_NS - rx_waited_ns(c);
+
+	return left <= 0 ? 1 : (int)((left + 999999L) / 1000000L);
 }
 
 /*
@@ -711,10 +757,16 @@ static int rx_some(struct usbip__conn *c)
 		struct iovec iov[RX_WINDOWS + 1];
 		uint8_t *dst;
 		size_t left, want, n;
+		bool starved;
 		int niov, rc;
 
 		rx_target(c, &dst, &left);
-		niov = rx_windows(c, dst, left, iov, &want);
+		niov = rx_windows(c, dst, left, iov, &want, &starved);
+		if (starved && rx_hold(c)) {
+			usbip__urb_rx_end(c->dev, c->rx_urb, 0);
+			return 0;	/* until ops->queue wakes us, or the time is up */
+		}
+		c->rx_waiting = false;
 		rc = rx_read(c, iov, niov, want, want == left, &n);
 		if (stream)
 			usbip__urb_rx_end(c->dev, c->rx_urb, rc == RX_GOT ? n : 0);
@@ -744,11 +796,12 @@ static void serve_urbs(struct usbip__conn *c)
 
 	fcntl(c->fd, F_SETFL, fcntl(c->fd, F_GETFL) | O_NONBLOCK);
 	while (rc == 0) {
+		bool holding = c->rx_waiting;	/* the socket is not read now */
 		struct pollfd p[2] = {
-			{ c->fd, (short)(POLLIN | (list_empty(&c->txq) ? 0 : POLLOUT)), 0 },
+			{ c->fd, (short)((holding ? 0 : POLLIN) | (list_empty(&c->txq) ? 0 : POLLOUT)), 0 },
 			{ c->wake[0], POLLIN, 0 }
 		};
-		bool buffered = c->rxb_off < c->rxb_len;
+		bool buffered = !holding && c->rxb_off < c->rxb_len;
 		bool kicked = atomic_exchange(&c->kicked, false);
 
 		if (atomic_load(&c->killed))
@@ -756,7 +809,7 @@ static void serve_urbs(struct usbip__conn *c)
 		/* Work at hand (bytes read ahead, or a completion here queued
 		 * more): no poll, whose system call costs more than the read
 		 * that tells an empty socket (or none, rx_read()). */
-		if (!buffered && !kicked && poll(p, 2, -1) < 0) {
+		if (!buffered && !kicked && poll(p, 2, holding ? rx_hold_ms(c) : -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
@@ -767,7 +820,7 @@ static void serve_urbs(struct usbip__conn *c)
 			c->rx_empty = false;
 		if (atomic_load(&c->killed))
 			break;
-		if (buffered || (kicked && !c->rx_empty) ||
+		if (buffered || holding || (kicked && !c->rx_empty) ||
 		    (p[0].revents & (POLLIN | POLLHUP | POLLERR)))
 			rc = rx_some(c);
 		if (rc == 0)

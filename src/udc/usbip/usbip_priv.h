@@ -107,6 +107,8 @@ struct usbip__dev {
 	struct udcx_done done;
 	struct usbip__ep ep0;
 	struct usbip__ep eps[2][USBIP_MAX_ENDPOINT];	/* [dir_in][num - 1] */
+	/* The endpoint whose streamed URB waits for a request, or NULL. */
+	struct usbip__ep *rx_starved;
 	unsigned last_state;		/* gadget->state last reported */
 	unsigned last_config;
 };
@@ -188,12 +190,14 @@ int usbip__urb_submit(struct usbip__dev *dev, struct usbip__urb *urb);
  * the URB is submitted the usual way once its payload is in. */
 int usbip__urb_submit_stream(struct usbip__dev *dev, struct usbip__urb *urb);
 /* Streamed @urb: take dev->lock and say where its next payload bytes go
- * (up to @max windows into @win, in order; the count is returned);
+ * (up to @max windows into @win, in order; the count is returned) and
+ * whether it waits for a request (*@starved: then the next ops->queue on
+ * its endpoint wakes the connection);
  * usbip__urb_rx_end() says how many were written there (0 is fine),
  * drops the lock and gives back the requests that filled (connection
  * thread only). */
 size_t usbip__urb_rx_begin(struct usbip__dev *dev, struct usbip__urb *urb,
-			   struct udcx_window *win, size_t max);
+			   struct udcx_window *win, size_t max, bool *starved);
 void usbip__urb_rx_end(struct usbip__dev *dev, struct usbip__urb *urb, size_t n);
 /* After an ISO URB finished: per-packet results into urb->iso, and the IN
  * data packed as the wire wants it (each packet's actual bytes in order,
@@ -278,6 +282,11 @@ struct usbip__conn {
 	uint8_t rxb[4096];
 	size_t rxb_off, rxb_len;
 	bool rx_empty;			/* the last recv found the socket empty */
+	/* A streamed URB's payload held back until a request is queued for
+	 * it (usbip_conn_posix.c, RX_WAIT_NS): since when, and whether this
+	 * URB already waited its time out. */
+	bool rx_waiting, rx_waited;
+	struct timespec rx_wait_start;
 	/*
 	 * CMD_UNLINKs that came before their CMD_SUBMIT: vhci's tx thread can
 	 * send a URB's unlink ahead of its submit when both are queued

@@ -141,23 +141,6 @@ static int ep_disable(struct usb_ep *uep)
 	return 0;
 }
 
-static struct usb_request *ep_alloc_request(struct usb_ep *uep)
-{
-	struct udcx_req *r = malloc(sizeof(*r));
-
-	(void)uep;
-	if (!r)
-		return NULL;
-	udcx__req_init(r);
-	return &r->req;
-}
-
-static void ep_free_request(struct usb_ep *uep, struct usb_request *req)
-{
-	(void)uep;
-	free(udcx__req_of(req));
-}
-
 static int ep_queue(struct usb_ep *uep, struct usb_request *req)
 {
 	struct usbip__ep *ep = to_ep(uep);
@@ -171,6 +154,10 @@ static int ep_queue(struct usb_ep *uep, struct usb_request *req)
 	}
 	rc = udcx__ep_queue(&ep->x, udcx__req_of(req), &dev->done);
 	kick_locked(dev);
+	if (dev->rx_starved == ep) {
+		dev->rx_starved = NULL;
+		usbip__conn_wake(dev->conn);	/* its payload may come in now */
+	}
 	pthread_mutex_unlock(&dev->lock);
 	return rc;
 }
@@ -215,8 +202,8 @@ static int ep_set_halt(struct usb_ep *uep, enum usb_ep_halt_value value)
 static const struct usb_ep_ops ep_ops = {
 	.enable = ep_enable,
 	.disable = ep_disable,
-	.alloc_request = ep_alloc_request,
-	.free_request = ep_free_request,
+	.alloc_request = udcx__alloc_request,
+	.free_request = udcx__free_request,
 	.queue = ep_queue,
 	.dequeue = ep_dequeue,
 	.set_halt = ep_set_halt,

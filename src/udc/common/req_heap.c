@@ -1,0 +1,26 @@
+/*
+ * req_heap.c - ops->alloc_request and ops->free_request for a backend on
+ * the transfer engine that has a heap (USB/IP, the in-process host): a
+ * struct udcx_req from malloc(). Kept apart from xfer.c, which allocates
+ * nothing, so a heap-less backend can bring its own pool instead.
+ */
+#include <stdlib.h>
+
+#include "udc/common/xfer.h"
+
+struct usb_request *udcx__alloc_request(struct usb_ep *ep)
+{
+	struct udcx_req *r = malloc(sizeof(*r));
+
+	(void)ep;
+	if (!r)
+		return NULL;
+	udcx__req_init(r);
+	return &r->req;
+}
+
+void udcx__free_request(struct usb_ep *ep, struct usb_request *req)
+{
+	(void)ep;
+	free(udcx__req_of(req));
+}
