@@ -320,6 +320,24 @@ int usb_string_ids_tab(struct usb_composite_dev *cdev, struct usb_string *str);
 int usb_string_ids_n(struct usb_composite_dev *cdev, unsigned n);
 
 /**
+ * usb_gstrings_attach() - ids for the strings of @sp, as Linux's: @sp is
+ * a NULL-terminated array of tables, one per language, whose entry i is
+ * the same string in each; the first @n_strings entries of every table
+ * get ids (the same id for entry i in each). The device keeps a copy of
+ * the tables (the strings themselves borrowed: they must outlive the
+ * device) and answers GET_DESCRIPTOR(STRING) from it until
+ * usb_composite_unregister(), so one @sp serves every function instance.
+ * Context: a bind callback.
+ * Return: the copy of the first table's strings, ids set (use
+ * us[i].id in descriptors), or an error pointer (usb_is_err()):
+ * -USB_EINVAL (no table, @n_strings 0, or a table with fewer strings),
+ * -USB_ENOMEM, -USB_ENODEV (out of string ids).
+ */
+struct usb_string *usb_gstrings_attach(struct usb_composite_dev *cdev,
+				       struct usb_gadget_strings **sp,
+				       unsigned n_strings);
+
+/**
  * usb_composite_setup_continue() - finish a control request whose setup
  * callback returned USB_GADGET_DELAYED_STATUS: the status stage is sent.
  * Safe from any thread. Extra calls (with no request delayed) are ignored

@@ -67,6 +67,14 @@ void loopback_get_stats(struct usb_function *f, struct f_lb_stats *st);
 /* True if @f was made by loopback_alloc(). */
 bool loopback_is(const struct usb_function *f);
 
+/*
+ * The options of a registry instance of "Loopback" (composite/registry.h),
+ * for typed setting before usb_get_function(); NULL for any other
+ * instance. Its attributes are these fields by their names; fields set
+ * here are checked when the function is made (-USB_EINVAL then).
+ */
+struct f_lb_opts *f_lb_opts_from_instance(struct usb_function_instance *fi);
+
 #ifdef __cplusplus
 }
 #endif

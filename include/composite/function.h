@@ -23,6 +23,8 @@
 extern "C" {
 #endif
 
+struct usb_function_instance;	/* composite/registry.h */
+
 /**
  * struct usb_function - one function (a set of interfaces) of a configuration.
  * @name: mandatory, for diagnostics.
@@ -40,7 +42,10 @@ extern "C" {
  *	Context: inside usb_add_function(). Return 0 or a negative error.
  * @unbind: optional: undo bind. Context: usb_composite_unregister() or
  *	usb_remove_function(), after disable.
- * @free_func: optional: free the function itself after unbind.
+ * @free_func: optional: free the function itself. The core calls it
+ *	after unbind for a function not made by usb_get_function(); one made
+ *	by it (@fi set) is freed by usb_put_function() only, as in Linux.
+ * @fi: the instance usb_get_function() made the function of, or NULL.
  * @set_alt: mandatory: SET_CONFIGURATION (alt 0 of each interface) or
  *	SET_INTERFACE chose alternate @alt of @interface (the interface
  *	number in the configuration). Enable endpoints here
@@ -77,6 +82,7 @@ struct usb_function {
 	int (*bind)(struct usb_configuration *c, struct usb_function *f);
 	void (*unbind)(struct usb_configuration *c, struct usb_function *f);
 	void (*free_func)(struct usb_function *f);
+	struct usb_function_instance *fi;
 
 	int (*set_alt)(struct usb_function *f, unsigned interface, unsigned alt);
 	int (*get_alt)(struct usb_function *f, unsigned interface);

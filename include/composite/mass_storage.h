@@ -34,6 +34,7 @@
 #include <stdint.h>
 
 #include "composite/composite.h"
+#include "composite/registry.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -395,6 +396,46 @@ int fsg_common_forced_eject(struct fsg_common *common, unsigned lun);
 
 /* True when LUN @lun has a medium. */
 bool fsg_common_lun_is_open(struct fsg_common *common, unsigned lun);
+
+/* ---- the registry's "mass_storage" (composite/registry.h) ------------- */
+
+struct msf_opts;
+
+/**
+ * struct fsg_opts - a "mass_storage" instance, as Linux's: what
+ * usb_get_function_instance("mass_storage") makes. Its attributes have
+ * Linux's configfs names: stall, num_buffers, and per LUN lun.N/file,
+ * lun.N/ro, lun.N/removable, lun.N/cdrom, lun.N/nofua,
+ * lun.N/inquiry_string, lun.N/forced_eject (write-only). A LUN's
+ * attribute makes LUNs 0..N exist; each starts removable with no medium,
+ * as Linux's lun.0 does; stall starts at 1.
+ * @common: NULL until the first usb_get_function() creates it of the
+ *	attributes (or fsg_opts_set_config() of a struct fsg_config); then
+ *	shared by every function made of the instance (one per
+ *	configuration) and usable with the fsg_common_*() calls. From then
+ *	on lun.N/file and forced_eject act at once (a medium change the host
+ *	sees); the other attributes answer -USB_EBUSY.
+ * @func_inst: the registry's instance.
+ * @priv: private to the library.
+ */
+struct fsg_opts {
+	struct fsg_common *common;
+	struct usb_function_instance func_inst;
+	struct msf_opts *priv;
+};
+
+/* The fsg_opts of a "mass_storage" instance, or NULL for any other. */
+struct fsg_opts *fsg_opts_from_func_inst(struct usb_function_instance *fi);
+
+/**
+ * fsg_opts_set_config() - create @opts->common now of @cfg (the typed
+ * form of the attributes, all of fsg_config at once), as
+ * fsg_common_init(NULL, NULL, cfg) would; the attributes set before are
+ * not used then.
+ * Return: 0; -USB_EBUSY when @opts->common exists already; the errors of
+ * fsg_common_init().
+ */
+int fsg_opts_set_config(struct fsg_opts *opts, const struct fsg_config *cfg);
 
 #ifdef __cplusplus
 }

@@ -117,6 +117,14 @@ void sourcesink_get_stats(struct usb_function *f, struct f_ss_stats *st);
 /* True if @f was made by sourcesink_alloc(). */
 bool sourcesink_is(const struct usb_function *f);
 
+/*
+ * The options of a registry instance of "SourceSink" (composite/registry.h),
+ * for typed setting before usb_get_function(); NULL for any other
+ * instance. Its attributes are these fields by their names; fields set
+ * here are checked when the function is made (-USB_EINVAL then).
+ */
+struct f_ss_opts *f_ss_opts_from_instance(struct usb_function_instance *fi);
+
 #ifdef __cplusplus
 }
 #endif

@@ -262,7 +262,8 @@ void usb_remove_function(struct usb_configuration *c, struct usb_function *f)
 		usb_free_all_descriptors(f);
 	f->config = NULL;
 	f->endpoints = 0;
-	if (f->free_func)
+	/* One of usb_get_function() is its owner's to put, as in Linux. */
+	if (f->free_func && !f->fi)
 		f->free_func(f);
 }
 
@@ -443,6 +444,7 @@ static void teardown(struct usb_composite_dev *cdev, bool driver_bound)
 		usb_ep_free_request(g->ep0, cdev->req);
 	}
 	free(cdev->ep0_buf);
+	composite__gstrings_free(cdev);
 	g->state = USB_STATE_NOTATTACHED;
 	g->remote_wakeup_armed = 0;
 	composite__udc_release(g);

@@ -125,6 +125,8 @@ int composite__string_desc(struct usb_composite_dev *cdev, uint16_t language,
 
 /* UTF-8 @s to a UTF-16LE string descriptor in @buf (room @cap >= 2), at
  * most USB_MAX_STRING_LEN units. Return: the descriptor length. */
+/* Free the tables usb_gstrings_attach() copied (at unregister). */
+void composite__gstrings_free(struct usb_composite_dev *cdev);
 int composite__utf8_to_desc(const char *s, uint8_t *buf, size_t cap);
 
 /* ---- ep0.c ------------------------------------------------------------ */

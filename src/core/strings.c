@@ -4,8 +4,10 @@
  * device, its configurations and functions carry, lookup of a string by
  * language and index, and UTF-8 to UTF-16LE conversion. It reads the
  * string tables (borrowed) and writes only cdev->next_string_id and the
- * ids in tables handed to usb_string_ids_tab().
+ * ids in tables handed to usb_string_ids_tab(); it owns the copies
+ * usb_gstrings_attach() makes (cdev->gstrings, freed at unregister).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "core.h"
@@ -50,6 +52,87 @@ int usb_string_ids_n(struct usb_composite_dev *cdev, unsigned n)
 	return (int)first;
 }
 
+/* ---- usb_gstrings_attach() ------------------------------------------------- */
+
+/* One call's copy of the tables, in one allocation: this head, the
+ * NULL-terminated table pointers, the tables, their string arrays. */
+struct gstrings_copy {
+	struct list_head list;
+	struct usb_gadget_strings **tabs;
+};
+
+static unsigned count_strings(const struct usb_gadget_strings *t)
+{
+	unsigned n = 0;
+
+	while (t->strings && t->strings[n].s)
+		n++;
+	return n;
+}
+
+static struct gstrings_copy *copy_tables(struct usb_gadget_strings **sp, unsigned n_tabs,
+					 unsigned n_strings)
+{
+	struct usb_gadget_strings *tab;
+	struct gstrings_copy *c;
+	struct usb_string *str;
+
+	c = calloc(1, sizeof(*c) + (n_tabs + 1) * sizeof(*c->tabs) + n_tabs * sizeof(*tab) +
+			      (size_t)n_tabs * (n_strings + 1) * sizeof(*str));
+	if (!c)
+		return NULL;
+	c->tabs = (struct usb_gadget_strings **)(c + 1);
+	tab = (struct usb_gadget_strings *)(c->tabs + n_tabs + 1);
+	str = (struct usb_string *)(tab + n_tabs);
+	for (unsigned t = 0; t < n_tabs; t++, str += n_strings + 1) {
+		tab[t].language = sp[t]->language;
+		tab[t].strings = str;
+		for (unsigned i = 0; i < n_strings; i++)
+			str[i].s = sp[t]->strings[i].s;
+		c->tabs[t] = &tab[t];
+	}
+	return c;
+}
+
+struct usb_string *usb_gstrings_attach(struct usb_composite_dev *cdev,
+				       struct usb_gadget_strings **sp,
+				       unsigned n_strings)
+{
+	struct gstrings_copy *c;
+	unsigned n_tabs = 0;
+	int first;
+
+	if (!cdev || !sp || !sp[0] || n_strings == 0)
+		return usb_err_ptr(-USB_EINVAL);
+	for (; sp[n_tabs]; n_tabs++)
+		if (count_strings(sp[n_tabs]) < n_strings)
+			return usb_err_ptr(-USB_EINVAL);
+	c = copy_tables(sp, n_tabs, n_strings);
+	if (!c)
+		return usb_err_ptr(-USB_ENOMEM);
+	first = usb_string_ids_n(cdev, n_strings);
+	if (first < 0) {
+		free(c);
+		return usb_err_ptr(first);
+	}
+	for (unsigned t = 0; t < n_tabs; t++)
+		for (unsigned i = 0; i < n_strings; i++)
+			c->tabs[t]->strings[i].id = (uint8_t)(first + (int)i);
+	list_add_tail(&c->list, &cdev->gstrings);
+	return c->tabs[0]->strings;
+}
+
+void composite__gstrings_free(struct usb_composite_dev *cdev)
+{
+	while (!list_empty(&cdev->gstrings)) {
+		struct gstrings_copy *c = list_first_entry(&cdev->gstrings,
+							   struct gstrings_copy, list);
+
+		list_del(&c->list);
+		free(c);
+	}
+}
+
 /* ---- walking every table ------------------------------------------------ */
 
 /* Calls @fn for each table; stops when it returns true. */
@@ -65,6 +148,7 @@ static bool walk_array(struct usb_gadget_strings **tabs, table_fn fn, void *arg)
 
 static bool walk(struct usb_composite_dev *cdev, table_fn fn, void *arg)
 {
+	struct gstrings_copy *gc;
 	struct usb_configuration *c;
 	struct usb_function *f;
 
@@ -72,6 +156,9 @@ static bool walk(struct usb_composite_dev *cdev, table_fn fn, void *arg)
 		return true;
 	if (walk_array(cdev->driver->strings, fn, arg))
 		return true;
+	list_for_each_entry_t(gc, &cdev->gstrings, struct gstrings_copy, list)
+		if (walk_array(gc->tabs, fn, arg))
+			return true;
 	list_for_each_entry_t(c, &cdev->configs, struct usb_configuration, list) {
 		if (walk_array(c->strings, fn, arg))
 			return true;

@@ -81,16 +81,7 @@ static int parse_ulong(const char *s, unsigned long max, unsigned long *out)
 
 static int parse_bool(const char *s, bool *out)
 {
-	static const char *const yes[] = { "1", "y", "Y", "yes", "on", "true" };
-	static const char *const no[] = { "0", "n", "N", "no", "off", "false" };
-
-	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
-		if (!strcmp(s, yes[i]))
-			return *out = true, 0;
-		if (!strcmp(s, no[i]))
-			return *out = false, 0;
-	}
-	return -1;
+	return usb_attr_parse_bool(s, out) ? -1 : 0;
 }
 
 /* Store @val in a plain module_param. 0, or -1 for a bad value. */

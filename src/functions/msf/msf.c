@@ -63,6 +63,10 @@ static int fsg_bind(struct usb_configuration *c, struct usb_function *f)
 	struct usb_gadget *gadget = c->cdev->gadget;
 	int rc;
 
+	/* A registry instance's common is created before any device exists. */
+	msf__os_lock(fsg->common->os);
+	fsg->common->cdev = c->cdev;
+	msf__os_unlock(fsg->common->os);
 	rc = usb_interface_id(c, f);
 	if (rc < 0)
 		return rc;
@@ -243,17 +247,12 @@ static int fsg_setup(struct usb_function *f, const struct usb_ctrlrequest *ctrl)
 	}
 }
 
-int msf__add(struct usb_composite_dev *cdev, struct usb_configuration *c,
-	    struct msf_common *common)
+struct usb_function *msf__alloc_function(struct msf_common *common)
 {
-	struct fsg_dev *fsg;
-	int rc;
+	struct fsg_dev *fsg = calloc(1, sizeof(*fsg));
 
-	if (!cdev || !c || !common || (c->cdev && c->cdev != cdev))
-		return -USB_EINVAL;
-	fsg = calloc(1, sizeof(*fsg));
 	if (!fsg)
-		return -USB_ENOMEM;
+		return NULL;
 	fsg->common = common;
 	fsg->function.name = "mass_storage";
 	fsg->function.bind = fsg_bind;
@@ -263,12 +262,23 @@ int msf__add(struct usb_composite_dev *cdev, struct usb_configuration *c,
 	fsg->function.get_alt = fsg_get_alt;
 	fsg->function.disable = fsg_disable;
 	fsg->function.setup = fsg_setup;
-
 	msf__common_get(common);
-	rc = usb_add_function(c, &fsg->function);
-	if (rc) {
-		free(fsg);
-		msf__common_put(common);
-	}
+	return &fsg->function;
+}
+
+int msf__add(struct usb_composite_dev *cdev, struct usb_configuration *c,
+	    struct msf_common *common)
+{
+	struct usb_function *f;
+	int rc;
+
+	if (!cdev || !c || !common || (c->cdev && c->cdev != cdev))
+		return -USB_EINVAL;
+	f = msf__alloc_function(common);
+	if (!f)
+		return -USB_ENOMEM;
+	rc = usb_add_function(c, f);
+	if (rc)
+		fsg_free_func(f);
 	return rc;
 }

@@ -289,6 +289,10 @@ int msf__common_set_lun_backend(struct msf_common *common, unsigned lun,
 int msf__common_set_lun_file(struct msf_common *common, unsigned lun, const char *path);
 int msf__common_forced_eject(struct msf_common *common, unsigned lun);
 bool msf__common_lun_is_open(struct msf_common *common, unsigned lun);
+/* A new mass storage function of @common (taking a reference), not yet
+ * added; NULL without memory. Its free_func drops the reference. */
+struct usb_function *msf__alloc_function(struct msf_common *common);
+
 int msf__add(struct usb_composite_dev *cdev, struct usb_configuration *c,
 	     struct msf_common *common);
 /* Raise EXIT (the signal watcher). */

@@ -33,38 +33,16 @@ static int fail(char *errbuf, size_t errlen, const char *fmt, ...)
 	return -USB_EINVAL;
 }
 
-static bool lower_eq(const char *a, size_t n, const char *b)
-{
-	if (strlen(b) != n)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		char c = a[i];
-
-		if (c >= 'A' && c <= 'Z')
-			c = (char)(c - 'A' + 'a');
-		if (c != b[i])
-			return false;
-	}
-	return true;
-}
-
-/* Parse a boolean of @n characters. 0, or USB_EINVAL. */
+/* Parse a boolean of @n characters. 0, or -USB_EINVAL. */
 static int parse_bool(const char *s, size_t n, bool *out)
 {
-	static const char *const yes[] = { "1", "y", "yes", "on", "true", "t" };
-	static const char *const no[] = { "0", "n", "no", "off", "false", "f" };
+	char word[8];
 
-	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
-		if (lower_eq(s, n, yes[i])) {
-			*out = true;
-			return 0;
-		}
-		if (lower_eq(s, n, no[i])) {
-			*out = false;
-			return 0;
-		}
-	}
-	return -USB_EINVAL;
+	if (n >= sizeof(word))
+		return -USB_EINVAL;
+	memcpy(word, s, n);
+	word[n] = '\0';
+	return usb_attr_parse_bool(word, out);
 }
 
 static int parse_uint(const char *s, unsigned long max, unsigned long *out)

@@ -1,10 +1,57 @@
-/* Links against an installed libcomposite and calls into it. */
+/*
+ * Links against an installed libcomposite and calls into it: a probe that
+ * must fail cleanly, and the function registry, whose shipped functions
+ * must survive static linking though nothing here names them, beside one
+ * function of the consumer's own registered by DECLARE_USB_FUNCTION_INIT.
+ */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <composite/composite.h>
 #include <composite/function.h>
+#include <composite/registry.h>
 #include <composite/udc.h>
+
+static void mine_free_inst(struct usb_function_instance *fi)
+{
+	free(fi);
+}
+
+static struct usb_function_instance *mine_alloc_inst(void)
+{
+	struct usb_function_instance *fi = calloc(1, sizeof(*fi));
+
+	if (!fi)
+		return usb_err_ptr(-USB_ENOMEM);
+	fi->free_func_inst = mine_free_inst;
+	return fi;
+}
+
+static struct usb_function *mine_alloc_func(struct usb_function_instance *fi)
+{
+	(void)fi;
+	return usb_err_ptr(-USB_EOPNOTSUPP);
+}
+
+DECLARE_USB_FUNCTION_INIT(mine, mine_alloc_inst, mine_alloc_func);
+
+static int check_registry(void)
+{
+	static const char *const names[] = { "mass_storage", "SourceSink", "Loopback", "mine" };
+
+	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		struct usb_function_instance *fi = usb_get_function_instance(names[i]);
+
+		if (usb_is_err(fi)) {
+			printf("registry: %s: %s\n", names[i], usb_strerror((int)usb_ptr_err(fi)));
+			return 1;
+		}
+		usb_put_function_instance(fi);
+	}
+	printf("registry: mass_storage, SourceSink, Loopback and mine found\n");
+	return 0;
+}
 
 int main(void)
 {
@@ -21,5 +68,7 @@ int main(void)
 		return 1;
 	ret = usb_composite_probe(&driver);
 	printf("probe without bind: %d (%s)\n", ret, usb_strerror(ret));
-	return ret == -USB_EINVAL ? 0 : 1;
+	if (ret != -USB_EINVAL)
+		return 1;
+	return check_registry();
 }

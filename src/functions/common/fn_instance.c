@@ -1,0 +1,48 @@
+/*
+ * fn_instance.c - plain registry instances: an options struct the
+ * function's own alloc takes, allocated with the instance, and the count
+ * of functions made of it. Portable C11 (heap).
+ */
+#include <stdlib.h>
+
+#include "fn_instance.h"
+
+static void plain_free_inst(struct usb_function_instance *fi)
+{
+	free(fn_instance_of(fi));
+}
+
+struct usb_function_instance *fn_plain_alloc_inst(const struct fn_plain_ops *ops)
+{
+	struct fn_instance *in = calloc(1, sizeof(*in) + ops->opts_size);
+
+	if (!in)
+		return usb_err_ptr(-USB_ENOMEM);
+	in->ops = ops;
+	in->opts = in + 1;
+	ops->init(in->opts);
+	in->fi.attrs = ops->attrs;
+	in->fi.free_func_inst = plain_free_inst;
+	return &in->fi;
+}
+
+static void plain_put_func(struct usb_function *f)
+{
+	struct fn_instance *in = fn_instance_of(f->fi);
+
+	in->refcnt--;
+	in->ops->free(f);
+}
+
+struct usb_function *fn_plain_alloc_func(struct usb_function_instance *fi)
+{
+	struct fn_instance *in = fn_instance_of(fi);
+	struct usb_function *f;
+	int rc = in->ops->alloc(in->opts, &f);
+
+	if (rc)
+		return usb_err_ptr(rc);
+	f->free_func = plain_put_func;
+	in->refcnt++;
+	return f;
+}
