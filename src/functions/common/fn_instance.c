@@ -7,7 +7,7 @@
 
 #include "fn_instance.h"
 
-static void plain_free_inst(struct usb_function_instance *fi)
+void fn_plain_free_inst(struct usb_function_instance *fi)
 {
 	free(fn_instance_of(fi));
 }
@@ -22,7 +22,7 @@ struct usb_function_instance *fn_plain_alloc_inst(const struct fn_plain_ops *ops
 	in->opts = in + 1;
 	ops->init(in->opts);
 	in->fi.attrs = ops->attrs;
-	in->fi.free_func_inst = plain_free_inst;
+	in->fi.free_func_inst = fn_plain_free_inst;
 	return &in->fi;
 }
 

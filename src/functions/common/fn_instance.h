@@ -41,6 +41,9 @@ static inline struct fn_instance *fn_instance_of(struct usb_function_instance *f
 /* A plain instance with @ops->init's defaults, or an error pointer. */
 struct usb_function_instance *fn_plain_alloc_inst(const struct fn_plain_ops *ops);
 
+/* Free a plain instance (its free_func_inst; a wrapper may call it). */
+void fn_plain_free_inst(struct usb_function_instance *fi);
+
 /* @ops->alloc of @fi's options; the function's free_func puts it back. */
 struct usb_function *fn_plain_alloc_func(struct usb_function_instance *fi);
 

@@ -14,6 +14,7 @@ static const struct usb_function_driver *const builtin[] = {
 	&fn_driver_mass_storage,
 	&fn_driver_sourcesink,
 	&fn_driver_loopback,
+	&fn_driver_acm,
 };
 #define N_BUILTIN (sizeof(builtin) / sizeof(builtin[0]))
 
