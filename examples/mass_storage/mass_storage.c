@@ -23,22 +23,21 @@
  * that group and others may not write (then it is left at exit).
  * With no file= it uses ./disk.img, creating a 64 MiB one when missing
  * (the article's `dd if=/dev/zero of=disk.img bs=1M count=64`). LUNs are
- * removable unless removable= is given, as in the article's host log.
+ * removable unless removable= is given, as in the article's host log
+ * (examples/common/default_image.c).
  * speed= (the runner's) is what the device tells vhci_hcd (default high,
  * as in the article); super puts it on vhci's USB 3 root hub, where
  * usb-storage allows 1 MiB per command instead of 120 KiB.
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "composite/linux.h"
 #include "composite/mass_storage.h"
 #include "medium_control.h"
+#include "../common/default_image.h"
 
 #define DRIVER_DESC "Mass Storage Gadget"
 #define DRIVER_VERSION "2009/09/11"
@@ -137,49 +136,9 @@ static struct usb_composite_driver msg_driver = {
 	.bind = msg_bind,
 };
 
-/* The article's dd: a 64 MiB file of zeros (sparse), unless it exists. */
-static int ensure_default_image(const char *path)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
-
-	if (fd < 0)
-		return errno == EEXIST ? 0 : -1;
-	if (ftruncate(fd, 64L << 20) < 0) {
-		close(fd);
-		unlink(path);
-		return -1;
-	}
-	close(fd);
-	printf("mass_storage: created %s (64 MiB)\n", path);
-	return 0;
-}
-
-/* What the program adds to the module's defaults: removable LUNs (the
- * article's host log says "Attached SCSI removable disk", as the kernel's
- * configfs LUNs are by default) and ./disk.img when no file= is given. */
-static int msg_defaults(void)
-{
-	if (mod_data.removable_count == 0) {
-		for (unsigned i = 0; i < FSG_MAX_LUNS; i++)
-			mod_data.removable[i] = true;
-		mod_data.removable_count = FSG_MAX_LUNS;
-	}
-	if (mod_data.file_count == 0) {
-		if (ensure_default_image("disk.img") < 0) {
-			int err = -errno;
-
-			perror("mass_storage: disk.img");
-			return err;
-		}
-		mod_data.file[0] = "disk.img";
-		mod_data.file_count = 1;
-	}
-	return 0;
-}
-
 static int __init msg_init(void)
 {
-	int ret = msg_defaults();
+	int ret = example_storage_defaults(&mod_data, "mass_storage");
 
 	if (ret == 0)
 		ret = usb_composite_register(&msg_driver);

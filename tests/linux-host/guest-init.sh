@@ -16,6 +16,9 @@ mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 mkdir -p /dev/pts /dev/shm
 mount -t tmpfs tmpfs /dev/shm
+# Pseudo-terminals (multi's serial port bridge): devtmpfs's /dev/ptmx
+# opens the instance mounted at /dev/pts next to it.
+mount -t devpts devpts /dev/pts
 mount -t tmpfs -o size=60% tmpfs /tmp
 echo /usr/bin/modprobe >/proc/sys/kernel/modprobe
 

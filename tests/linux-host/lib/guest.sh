@@ -207,8 +207,15 @@ g_ours_start() {
         >"$OURS_LOG" 2>&1) &
     OURS_PID=$!
     lh_log "$OURS_BIN $* (pid $OURS_PID)"
-    g_wait 30 "$OURS_BIN to print its attach line" \
-        grep -F -q "usbip attach -r 127.0.0.1 -b 1-1" "$OURS_LOG"
+    _ol_t0=$(g_now)
+    while ! grep -F -q "usbip attach -r 127.0.0.1 -b 1-1" "$OURS_LOG"; do
+        if ! g_proc_alive "$OURS_PID" ||
+            awk -v a="$_ol_t0" -v b="$(g_now)" 'BEGIN { exit !(b - a > 30) }'; then
+            g_ours_log
+            lh_fail "$OURS_BIN printed no attach line"
+        fi
+        sleep 0.1
+    done
     g_proc_alive "$OURS_PID" || { cat "$OURS_LOG"; lh_fail "$OURS_BIN died"; }
 }
 

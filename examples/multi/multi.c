@@ -1,0 +1,188 @@
+/*
+ * multi.c - a multi-function gadget in the shape of Linux's g_multi: one
+ * configuration holding mass storage and a CDC ACM serial port, each
+ * taken from the function registry by its configfs name
+ * (usb_get_function_instance("mass_storage"), ("acm")) as g_multi does.
+ * The serial port is a pseudo-terminal, linked at tty= (default
+ * ./ttyGS0), as Linux's /dev/ttyGS0. The module runner makes a program of
+ * it: it serves busid 1-1 over USB/IP, prints the `usbip attach` line,
+ * and on SIGINT/SIGTERM unregisters, closes the files and exits 0.
+ *
+ *   multi [file=disk.img[,b.img]] [ro=..] [removable=..] [luns=..] [cdrom=..]
+ *         [nofua=..] [stall=1] [inquiry_string=..] [tty=./ttyGS0]
+ *         [address=127.0.0.1] [port=3240] [speed=full|high|super]
+ *
+ * With no file= it uses ./disk.img, creating a 64 MiB one when missing.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include "composite/acm_pty.h"
+#include "composite/linux.h"
+#include "composite/mass_storage.h"
+#include "composite/registry.h"
+#include "../common/default_image.h"
+
+#define DRIVER_DESC "Multifunction Composite Gadget"
+
+static struct usb_device_descriptor device_desc = {
+	.bLength = sizeof device_desc,
+	.bDescriptorType = USB_DT_DEVICE,
+	.bcdUSB = cpu_to_le16(0x0200),
+	/* Interface associations (the ACM port): EF/02/01. */
+	.bDeviceClass = USB_CLASS_MISC,
+	.bDeviceSubClass = 2,
+	.bDeviceProtocol = 1,
+	.idVendor = cpu_to_le16(0x1d6b),	/* Linux Foundation */
+	.idProduct = cpu_to_le16(0x0104),	/* Multifunction Composite Gadget */
+};
+
+static struct fsg_module_parameters fsg_mod_data = { .stall = 1 };
+FSG_MODULE_PARAMETERS(/* no prefix */, fsg_mod_data);
+
+static char *tty = "./ttyGS0";
+module_param(tty, charp, S_IRUSR);
+MODULE_PARM_DESC(tty, "symlink to make to the serial port's pty");
+
+static unsigned long multi_registered;
+static struct usb_function_instance *fi_msg, *fi_acm;
+static struct usb_function *f_msg, *f_acm;
+static struct acm_pty *pty;
+static struct usb_composite_driver multi_driver;
+
+static void multi_unregister(void)
+{
+	if (test_and_clear_bit(0, &multi_registered))
+		usb_composite_unregister(&multi_driver);
+}
+
+/* The MSF worker after SIGINT/SIGTERM: the files are closed; go. */
+static int multi_thread_exits(struct fsg_common *common)
+{
+	(void)common;
+	multi_unregister();
+	return 0;
+}
+
+static int add_function(struct usb_configuration *c, struct usb_function_instance *fi,
+			struct usb_function **out)
+{
+	struct usb_function *f = usb_get_function(fi);
+	int status;
+
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	status = usb_add_function(c, f);
+	if (status < 0) {
+		usb_put_function(f);
+		return status;
+	}
+	*out = f;
+	return 0;
+}
+
+static int __init multi_do_config(struct usb_configuration *c)
+{
+	int status = add_function(c, fi_msg, &f_msg);
+
+	return status ? status : add_function(c, fi_acm, &f_acm);
+}
+
+static struct usb_configuration multi_config = {
+	.label = "Multifunction: storage and serial",
+	.bind = multi_do_config,
+	.bConfigurationValue = 1,
+	.bmAttributes = USB_CONFIG_ATT_SELFPOWER,
+};
+
+static int __ref multi_bind(struct usb_composite_dev *cdev)
+{
+	int status = usb_add_config(cdev, &multi_config);
+
+	if (status < 0)
+		return status;
+	INFO(cdev, DRIVER_DESC "\n");
+	set_bit(0, &multi_registered);
+	return 0;
+}
+
+static struct usb_composite_driver multi_driver = {
+	.name = "g_multi",
+	.dev = &device_desc,
+	.max_speed = USB_SPEED_SUPER,
+	.needs_serial = 1,
+	.iManufacturer = "libcomposite",
+	.iProduct = DRIVER_DESC,
+	.iSerialNumber = "0123456789AB",
+	.bind = multi_bind,
+};
+
+/* The instances, as g_multi's: mass storage's common object of the
+ * module parameters, the serial port's pty. */
+static int make_instances(void)
+{
+	struct fsg_config config;
+	int status;
+
+	fi_msg = usb_get_function_instance("mass_storage");
+	if (IS_ERR(fi_msg))
+		return PTR_ERR(fi_msg);
+	fsg_config_from_params(&config, &fsg_mod_data);
+	config.thread_exits = multi_thread_exits;
+	status = fsg_opts_set_config(fsg_opts_from_func_inst(fi_msg), &config);
+	if (status < 0)
+		return status;
+	fi_acm = usb_get_function_instance("acm");
+	if (IS_ERR(fi_acm))
+		return PTR_ERR(fi_acm);
+	status = acm_pty_create(&pty, f_acm_opts_from_instance(fi_acm), tty);
+	if (status < 0)
+		fprintf(stderr, "multi: tty=%s: %s\n", tty, usb_strerror(status));
+	return status;
+}
+
+static void put_all(void)
+{
+	usb_put_function(f_acm);
+	usb_put_function(f_msg);
+	f_acm = f_msg = NULL;
+	acm_pty_destroy(pty);
+	pty = NULL;
+	if (!IS_ERR_OR_NULL(fi_acm))
+		usb_put_function_instance(fi_acm);
+	if (!IS_ERR_OR_NULL(fi_msg))
+		usb_put_function_instance(fi_msg);
+	fi_acm = fi_msg = NULL;
+}
+
+static int __init multi_init(void)
+{
+	int status = example_storage_defaults(&fsg_mod_data, "multi");
+
+	if (status == 0)
+		status = make_instances();
+	if (status == 0)
+		status = usb_composite_register(&multi_driver);
+	if (status == 0)
+		status = acm_pty_start(pty, f_acm);
+	if (status < 0) {
+		multi_unregister();
+		put_all();
+		return status;
+	}
+	printf("multi: serial port: %s -> %s\n", tty, acm_pty_path(pty));
+	fflush(stdout);
+	return 0;
+}
+
+static void multi_exit(void)
+{
+	multi_unregister();
+	put_all();
+}
+
+module_init(multi_init);
+module_exit(multi_exit);
+MODULE_LICENSE("GPL");
