@@ -10,29 +10,19 @@
 #include <string.h>
 
 #include "acm_internal.h"
+#include "functions/common/fn_kick.h"
 
 static const struct acm_port_ops *ops_of(struct f_acm *acm)
 {
 	return acm->opts.ops;
 }
 
-/* ---- one runner at a time -------------------------------------------------- */
-
-/* Run @fill until no kick came in while it ran (see acm_internal.h). */
-static void kick(struct f_acm *acm, atomic_uint *kicks, void (*fill)(struct f_acm *))
-{
-	if (atomic_fetch_add(kicks, 1) != 0)
-		return;
-	do {
-		atomic_store(kicks, 1);
-		fill(acm);
-	} while (atomic_fetch_sub(kicks, 1) != 1);
-}
-
 /* ---- transmit: tx ring -> bulk IN ---------------------------------------------- */
 
-static void tx_fill(struct f_acm *acm)
+static void tx_fill(void *arg)
 {
+	struct f_acm *acm = arg;
+
 	if (!atomic_load(&acm->connected)) {
 		/* The only consumer drops what no host will read. */
 		size_t n = fn_ring_take(&acm->tx, NULL, fn_ring_used(&acm->tx));
@@ -59,7 +49,7 @@ static void tx_fill(struct f_acm *acm)
 
 static void tx_kick(struct f_acm *acm)
 {
-	kick(acm, &acm->tx_kicks, tx_fill);
+	fn_kick(&acm->tx_kicks, tx_fill, acm);
 }
 
 static void in_complete(struct usb_ep *ep, struct usb_request *req)
@@ -108,8 +98,10 @@ size_t acm_write_pending(struct usb_function *f)
 
 /* ---- receive: bulk OUT -> rx ring ------------------------------------------------ */
 
-static void rx_fill(struct f_acm *acm)
+static void rx_fill(void *arg)
 {
+	struct f_acm *acm = arg;
+
 	for (unsigned i = 0; i < ACM_OUT_REQS && atomic_load(&acm->connected); i++) {
 		struct usb_request *req = acm->out_req[i];
 
@@ -131,7 +123,7 @@ static void rx_fill(struct f_acm *acm)
 
 static void rx_kick(struct f_acm *acm)
 {
-	kick(acm, &acm->rx_kicks, rx_fill);
+	fn_kick(&acm->rx_kicks, rx_fill, acm);
 }
 
 static void out_complete(struct usb_ep *ep, struct usb_request *req)
@@ -187,8 +179,9 @@ void acm__data_disconnect(struct f_acm *acm)
 
 /* ---- notifications ---------------------------------------------------------------- */
 
-static void notify_fill(struct f_acm *acm)
+static void notify_fill(void *arg)
 {
+	struct f_acm *acm = arg;
 	struct usb_request *req = acm->notify_req;
 	uint8_t *p = req->buf;
 	unsigned state;
@@ -216,7 +209,7 @@ static void notify_fill(struct f_acm *acm)
 
 static void notify_kick(struct f_acm *acm)
 {
-	kick(acm, &acm->notify_kicks, notify_fill);
+	fn_kick(&acm->notify_kicks, notify_fill, acm);
 }
 
 static void notify_complete(struct usb_ep *ep, struct usb_request *req)

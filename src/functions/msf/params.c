@@ -101,6 +101,8 @@ static int parse_bool_array(const char *key, const char *val, bool *arr,
 				    key, (int)(n > 40 ? 40 : n), s, i);
 		i++;
 	}
+	for (unsigned k = i; k < FSG_MAX_LUNS; k++)
+		arr[k] = false;	/* a key given again replaces the whole list */
 	*count = i;
 	return 0;
 }
@@ -133,6 +135,10 @@ static int parse_string_array(const char *key, char *val, const char **arr,
 		*comma = '\0';
 		s = comma + 1;
 	}
+	/* A key given again replaces the whole list: no value of the last
+	 * one may stay behind its end. */
+	for (unsigned k = i; k < FSG_MAX_LUNS; k++)
+		arr[k] = NULL;
 	*count = i;
 	return 0;
 }

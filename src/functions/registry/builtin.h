@@ -12,5 +12,6 @@ extern const struct usb_function_driver fn_driver_mass_storage;	/* msf/msf_insta
 extern const struct usb_function_driver fn_driver_sourcesink;	/* sourcesink/ss_instance.c */
 extern const struct usb_function_driver fn_driver_loopback;	/* loopback/lb_instance.c */
 extern const struct usb_function_driver fn_driver_acm;		/* acm/acm_instance.c */
+extern const struct usb_function_driver fn_driver_hid;		/* hid/hid_instance.c */
 
 #endif

@@ -15,6 +15,7 @@ static const struct usb_function_driver *const builtin[] = {
 	&fn_driver_sourcesink,
 	&fn_driver_loopback,
 	&fn_driver_acm,
+	&fn_driver_hid,
 };
 #define N_BUILTIN (sizeof(builtin) / sizeof(builtin[0]))
 
