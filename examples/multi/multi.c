@@ -1,15 +1,19 @@
 /*
  * multi.c - a multi-function gadget in the shape of Linux's g_multi: one
- * configuration holding mass storage and a CDC ACM serial port, each
- * taken from the function registry by its configfs name
- * (usb_get_function_instance("mass_storage"), ("acm")) as g_multi does.
- * The serial port is a pseudo-terminal, linked at tty= (default
- * ./ttyGS0), as Linux's /dev/ttyGS0. The module runner makes a program of
+ * configuration holding mass storage, a CDC ACM serial port and a HID
+ * boot keyboard, each taken from the function registry by its configfs
+ * name (usb_get_function_instance("mass_storage"), ("acm"), ("hid")) as
+ * g_multi does. The serial port is a pseudo-terminal, linked at tty=
+ * (default ./ttyGS0), as Linux's /dev/ttyGS0; the keyboard's input
+ * reports are written to the pipe hidg= (default ./hidg0, 8 bytes a
+ * report), its output reports (LEDs) come out of hid_out= (default
+ * ./hidg0_out), as Linux's /dev/hidg0. The module runner makes a program of
  * it: it serves busid 1-1 over USB/IP, prints the `usbip attach` line,
  * and on SIGINT/SIGTERM unregisters, closes the files and exits 0.
  *
  *   multi [file=disk.img[,b.img]] [ro=..] [removable=..] [luns=..] [cdrom=..]
  *         [nofua=..] [stall=1] [inquiry_string=..] [tty=./ttyGS0]
+ *         [hidg=./hidg0] [hid_out=./hidg0_out]
  *         [address=127.0.0.1] [port=3240] [speed=full|high|super]
  *
  * With no file= it uses ./disk.img, creating a 64 MiB one when missing.
@@ -20,6 +24,7 @@
 #include <sys/stat.h>
 
 #include "composite/acm_pty.h"
+#include "composite/hidg.h"
 #include "composite/linux.h"
 #include "composite/mass_storage.h"
 #include "composite/registry.h"
@@ -46,10 +51,18 @@ static char *tty = "./ttyGS0";
 module_param(tty, charp, S_IRUSR);
 MODULE_PARM_DESC(tty, "symlink to make to the serial port's pty");
 
+static char *hidg = "./hidg0";
+module_param(hidg, charp, S_IRUSR);
+MODULE_PARM_DESC(hidg, "pipe whose 8-byte writes become keyboard input reports");
+static char *hid_out = "./hidg0_out";
+module_param(hid_out, charp, S_IRUSR);
+MODULE_PARM_DESC(hid_out, "pipe the keyboard's output reports (LEDs) come out of");
+
 static unsigned long multi_registered;
-static struct usb_function_instance *fi_msg, *fi_acm;
-static struct usb_function *f_msg, *f_acm;
+static struct usb_function_instance *fi_msg, *fi_acm, *fi_hid;
+static struct usb_function *f_msg, *f_acm, *f_hid;
 static struct acm_pty *pty;
+static struct hidg *hid_pipes;
 static struct usb_composite_driver multi_driver;
 
 static void multi_unregister(void)
@@ -87,11 +100,13 @@ static int __init multi_do_config(struct usb_configuration *c)
 {
 	int status = add_function(c, fi_msg, &f_msg);
 
-	return status ? status : add_function(c, fi_acm, &f_acm);
+	if (status == 0)
+		status = add_function(c, fi_acm, &f_acm);
+	return status ? status : add_function(c, fi_hid, &f_hid);
 }
 
 static struct usb_configuration multi_config = {
-	.label = "Multifunction: storage and serial",
+	.label = "Multifunction: storage, serial, keyboard",
 	.bind = multi_do_config,
 	.bConfigurationValue = 1,
 	.bmAttributes = USB_CONFIG_ATT_SELFPOWER,
@@ -119,6 +134,28 @@ static struct usb_composite_driver multi_driver = {
 	.bind = multi_bind,
 };
 
+/* The boot keyboard (subclass 1, protocol 1, 8-byte reports) and its pipes. */
+static int make_keyboard(void)
+{
+	struct f_hid_opts *o;
+	int status;
+
+	fi_hid = usb_get_function_instance("hid");
+	if (IS_ERR(fi_hid))
+		return PTR_ERR(fi_hid);
+	o = f_hid_opts_from_instance(fi_hid);
+	o->subclass = 1;
+	o->protocol = 1;
+	o->report_length = 8;
+	o->report_desc = hid_boot_keyboard_report_desc;
+	o->report_desc_length = sizeof(hid_boot_keyboard_report_desc);
+	status = hidg_create(&hid_pipes, o, hidg, hid_out && *hid_out ? hid_out : NULL);
+	if (status < 0)
+		fprintf(stderr, "multi: hidg=%s hid_out=%s: %s\n", hidg, hid_out,
+			usb_strerror(status));
+	return status;
+}
+
 /* The instances, as g_multi's: mass storage's common object of the
  * module parameters, the serial port's pty. */
 static int make_instances(void)
@@ -138,23 +175,30 @@ static int make_instances(void)
 	if (IS_ERR(fi_acm))
 		return PTR_ERR(fi_acm);
 	status = acm_pty_create(&pty, f_acm_opts_from_instance(fi_acm), tty);
-	if (status < 0)
+	if (status < 0) {
 		fprintf(stderr, "multi: tty=%s: %s\n", tty, usb_strerror(status));
-	return status;
+		return status;
+	}
+	return make_keyboard();
 }
 
 static void put_all(void)
 {
+	usb_put_function(f_hid);
 	usb_put_function(f_acm);
 	usb_put_function(f_msg);
-	f_acm = f_msg = NULL;
+	f_hid = f_acm = f_msg = NULL;
 	acm_pty_destroy(pty);
 	pty = NULL;
+	hidg_destroy(hid_pipes);
+	hid_pipes = NULL;
+	if (!IS_ERR_OR_NULL(fi_hid))
+		usb_put_function_instance(fi_hid);
 	if (!IS_ERR_OR_NULL(fi_acm))
 		usb_put_function_instance(fi_acm);
 	if (!IS_ERR_OR_NULL(fi_msg))
 		usb_put_function_instance(fi_msg);
-	fi_acm = fi_msg = NULL;
+	fi_hid = fi_acm = fi_msg = NULL;
 }
 
 static int __init multi_init(void)
@@ -167,12 +211,16 @@ static int __init multi_init(void)
 		status = usb_composite_register(&multi_driver);
 	if (status == 0)
 		status = acm_pty_start(pty, f_acm);
+	if (status == 0)
+		status = hidg_start(hid_pipes, f_hid);
 	if (status < 0) {
 		multi_unregister();
 		put_all();
 		return status;
 	}
 	printf("multi: serial port: %s -> %s\n", tty, acm_pty_path(pty));
+	printf("multi: keyboard: input reports to %s, output reports from %s\n", hidg,
+	       hid_out && *hid_out ? hid_out : "(none)");
 	fflush(stdout);
 	return 0;
 }

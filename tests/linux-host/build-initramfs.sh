@@ -44,7 +44,8 @@ modules="usbip-core vhci-hcd usbip-vudc usbip-host usbcore usb-storage
     sd_mod sr_mod sg cdrom loop vfat fat msdos isofs nls_cp437 nls_cp850
     nls_ascii nls_iso8859-1 nls_utf8 usbtest usbmon dummy_hcd udc-core
     libcomposite usb_f_mass_storage usb_f_ss_lb configfs 9p 9pnet_virtio
-    virtio_pci crc-t10dif crct10dif_generic cdc-acm"
+    virtio_pci crc-t10dif crct10dif_generic cdc-acm
+    usbhid hid-generic evdev"
 
 busybox=/bin/busybox
 [ -x "$busybox" ] || die "no $busybox (apt-get install busybox-static)"

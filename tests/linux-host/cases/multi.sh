@@ -1,7 +1,11 @@
 #!/bin/sh
-# multi_acm.sh ours: examples/multi (mass storage + CDC ACM) against the
-# guest's own drivers. Guest: /dev/sda (usb-storage) and /dev/ttyACM0
-# (cdc-acm) appear together; stty's speed and parity changes reach the
+# multi.sh ours: examples/multi (mass storage + CDC ACM + HID keyboard)
+# against the guest's own drivers. Guest: /dev/sda (usb-storage),
+# /dev/ttyACM0 (cdc-acm) and /dev/hidraw0 (usbhid) appear together; two
+# reports written to the hidg0 pipe come out of /dev/hidraw0 byte for byte,
+# and the input layer sees the key press (KEY_A down, then up); the caps
+# lock LED set through /sys/class/leds reaches the hidg0_out pipe as an
+# output report; stty's speed and parity changes reach the
 # gadget as SET_LINE_CODING (its log); 1 MiB of random bytes through the
 # tty each way, raw, checksums equal (the gadget side reads and writes
 # the pty multi links at ./ttyGS0); closing the tty drops DTR (the
@@ -12,7 +16,7 @@ LH_LIB=${LH_LIB:-$(cd "$(dirname "$0")/../lib" && pwd)}
 . "$LH_LIB/common.sh"
 
 host_main() {
-    h_init "multi_acm.$1"
+    h_init "multi.$1"
     h_blank_image disk.img 16
     head -c 1048576 /dev/urandom >"$LH_WORK/to_gadget.bin"
     head -c 1048576 /dev/urandom >"$LH_WORK/to_host.bin"
@@ -43,17 +47,65 @@ g_copy_through() {
     lh_log "1 MiB $2 -> $3: $(md5sum <"$4" | cut -c1-32) equal"
 }
 
+# g_keyboard: reports through the hidg pipe to hidraw and the input
+# layer; an LED set by the host comes out of hidg0_out.
+g_keyboard() {
+    _ev=
+    for _e in /sys/class/input/event*; do
+        grep -q Multifunction "$_e/device/name" 2>/dev/null && _ev=/dev/input/${_e##*/}
+    done
+    [ -n "$_ev" ] || lh_fail "no input device for the keyboard"
+    # a down (key code 4: 'a'), then all keys up
+    printf '\000\000\004\000\000\000\000\000\000\000\000\000\000\000\000\000' \
+        >"$GW/keys.bin"
+    timeout 20 head -c 16 /dev/hidraw0 >"$GW/hidraw.bin" &
+    _hr=$!
+    timeout 20 "$DD" if="$_ev" of="$GW/events.bin" bs=24 count=6 status=none &
+    _evr=$!
+    sleep 0.5
+    cat "$GW/keys.bin" >"$GW/hidg0" || lh_fail "write the hidg0 pipe"
+    wait "$_hr" || lh_fail "read 2 reports from /dev/hidraw0"
+    cmp "$GW/keys.bin" "$GW/hidraw.bin" || lh_fail "hidraw0 reports differ from what hidg0 took"
+    lh_log "2 keyboard reports hidg0 -> /dev/hidraw0 byte for byte"
+    wait "$_evr" || lh_fail "read the key events from $_ev"
+    # struct input_event on x86_64: 16 bytes of time, type 1 (EV_KEY),
+    # code 30 (KEY_A), value 1 (down), then 0 (up); little-endian.
+    _hex=$(od -A n -t x1 -v "$GW/events.bin" | tr -d '\n')
+    case "$_hex" in
+    *" 01 00 1e 00 01 00 00 00"*) ;;
+    *) lh_fail "the input layer saw no KEY_A press: $_hex" ;;
+    esac
+    case "$_hex" in
+    *" 01 00 1e 00 00 00 00 00"*) ;;
+    *) lh_fail "the input layer saw no KEY_A release" ;;
+    esac
+    lh_log "the input layer saw KEY_A down and up ($_ev)"
+    # Ours, not the guest's AT keyboard (input0): the input device of $_ev.
+    _inp=$(basename "$(readlink -f "/sys/class/input/${_ev##*/}/device")")
+    _led=/sys/class/leds/$_inp::capslock
+    [ -e "$_led" ] || lh_fail "no capslock LED for the keyboard ($_led)"
+    echo 1 >"$_led/brightness" || lh_fail "set $_led"
+    sleep 0.5
+    timeout 1 cat "$GW/hidg0_out" >"$GW/leds.bin"
+    _last=$(od -A n -t x1 -v "$GW/leds.bin" | tr -s ' \n' ' ' | awk '{ print $NF }')
+    [ "$_last" = 02 ] || lh_fail "caps lock did not reach hidg0_out (got:$(od -A n -t x1 "$GW/leds.bin"))"
+    lh_log "the caps lock LED reached hidg0_out as output report 02"
+}
+
 guest_main() {
     g_stage disk.img
     g_host_modules
-    g_mod cdc-acm
-    g_ours_start multi "file=$GW/disk.img" tty=./ttyGS0
+    g_mod cdc-acm usbhid hid-generic evdev
+    g_ours_start multi "file=$GW/disk.img" tty=./ttyGS0 hidg=./hidg0 hid_out=./hidg0_out
     BUSID=1-1
     g_attach
     g_wait_block sda
     g_wait 30 "$TTY" g_tty_ready
-    lh_log "sda and $TTY present together"
+    g_wait 30 "/dev/hidraw0" test -c /dev/hidraw0
+    lh_log "sda, $TTY and /dev/hidraw0 present together"
     [ -L "$GW/ttyGS0" ] || lh_fail "multi made no ./ttyGS0 link"
+    [ -p "$GW/hidg0" ] || lh_fail "multi made no ./hidg0 pipe"
+    g_keyboard
 
     # Raw on the host side (the gadget's pty starts raw); stty opens the
     # tty (DTR up) and sends the line coding.
