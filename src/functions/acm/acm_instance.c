@@ -56,18 +56,17 @@ static void acm_free_inst(struct usb_function_instance *fi)
 
 static struct usb_function_instance *acm_alloc_inst(void)
 {
+	int port = fn_number_take(port_used, ACM_MAX_PORTS);	/* as gserial_alloc_line() */
 	struct usb_function_instance *fi;
-	unsigned port = 0;
 
-	while (port < ACM_MAX_PORTS && port_used[port])
-		port++;
-	if (port == ACM_MAX_PORTS)
-		return usb_err_ptr(-USB_ENODEV);	/* as gserial_alloc_line() */
+	if (port < 0)
+		return usb_err_ptr(port);
 	fi = fn_plain_alloc_inst(&acm_plain);
-	if (usb_is_err(fi))
+	if (usb_is_err(fi)) {
+		port_used[port] = false;
 		return fi;
-	port_used[port] = true;
-	acm_opts(fi)->port_num = port;
+	}
+	acm_opts(fi)->port_num = (unsigned)port;
 	fi->free_func_inst = acm_free_inst;
 	return fi;
 }

@@ -11,6 +11,7 @@
 
 #include "acm_internal.h"
 #include "functions/common/fn_kick.h"
+#include "functions/common/fn_request.h"
 
 static const struct acm_port_ops *ops_of(struct f_acm *acm)
 {
@@ -345,45 +346,19 @@ void acm__free(struct f_acm *acm)
 	free(acm);
 }
 
-static struct usb_request *alloc_req(struct usb_ep *ep, unsigned len, unsigned index,
-				     void (*complete)(struct usb_ep *, struct usb_request *))
-{
-	struct usb_request *req = usb_ep_alloc_request(ep, USB_GFP_KERNEL);
-
-	if (!req)
-		return NULL;
-	req->buf = malloc(len);
-	if (!req->buf) {
-		usb_ep_free_request(ep, req);
-		return NULL;
-	}
-	req->complete = complete;
-	req->context = (void *)(uintptr_t)index;
-	return req;
-}
-
-static void free_req(struct usb_ep *ep, struct usb_request **req)
-{
-	if (*req) {
-		free((*req)->buf);
-		usb_ep_free_request(ep, *req);
-		*req = NULL;
-	}
-}
-
 int acm__stream_alloc(struct f_acm *acm)
 {
 	for (unsigned i = 0; i < ACM_REQS; i++) {
-		acm->in_req[i] = alloc_req(acm->pair.in, ACM_REQ_LEN, i, in_complete);
+		acm->in_req[i] = fn_request_alloc(acm->pair.in, ACM_REQ_LEN, (void *)(uintptr_t)i, in_complete);
 		if (!acm->in_req[i])
 			goto fail;
 	}
 	for (unsigned i = 0; i < ACM_OUT_REQS; i++) {
-		acm->out_req[i] = alloc_req(acm->pair.out, ACM_OUT_LEN_MAX, i, out_complete);
+		acm->out_req[i] = fn_request_alloc(acm->pair.out, ACM_OUT_LEN_MAX, (void *)(uintptr_t)i, out_complete);
 		if (!acm->out_req[i])
 			goto fail;
 	}
-	acm->notify_req = alloc_req(acm->notify_ep, ACM_NOTIFY_MAXPACKET, 0, notify_complete);
+	acm->notify_req = fn_request_alloc(acm->notify_ep, ACM_NOTIFY_MAXPACKET, NULL, notify_complete);
 	if (acm->notify_req)
 		return 0;
 fail:
@@ -394,8 +369,8 @@ fail:
 void acm__stream_free(struct f_acm *acm)
 {
 	for (unsigned i = 0; i < ACM_REQS; i++)
-		free_req(acm->pair.in, &acm->in_req[i]);
+		fn_request_free(acm->pair.in, &acm->in_req[i]);
 	for (unsigned i = 0; i < ACM_OUT_REQS; i++)
-		free_req(acm->pair.out, &acm->out_req[i]);
-	free_req(acm->notify_ep, &acm->notify_req);
+		fn_request_free(acm->pair.out, &acm->out_req[i]);
+	fn_request_free(acm->notify_ep, &acm->notify_req);
 }

@@ -46,3 +46,13 @@ struct usb_function *fn_plain_alloc_func(struct usb_function_instance *fi)
 	in->refcnt++;
 	return f;
 }
+
+int fn_number_take(bool *used, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (!used[i]) {
+			used[i] = true;
+			return (int)i;
+		}
+	return -USB_ENODEV;
+}

@@ -9,6 +9,7 @@
 #define COMPOSITE_FN_INSTANCE_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "composite/registry.h"
@@ -43,6 +44,13 @@ struct usb_function_instance *fn_plain_alloc_inst(const struct fn_plain_ops *ops
 
 /* Free a plain instance (its free_func_inst; a wrapper may call it). */
 void fn_plain_free_inst(struct usb_function_instance *fi);
+
+/*
+ * Numbered instances (ACM ports, HID minors), as Linux's gserial lines:
+ * the lowest number of @n that @used does not mark is taken. Return: the
+ * number, or -USB_ENODEV when all are used. The registry's thread only.
+ */
+int fn_number_take(bool *used, unsigned n);
 
 /* @ops->alloc of @fi's options; the function's free_func puts it back. */
 struct usb_function *fn_plain_alloc_func(struct usb_function_instance *fi);

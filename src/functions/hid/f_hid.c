@@ -16,6 +16,7 @@
 #include "composite/hid.h"
 #include "functions/common/byte_ring.h"
 #include "functions/common/fn_kick.h"
+#include "functions/common/fn_request.h"
 
 #define DH(d) ((struct usb_descriptor_header *)(void *)(d))
 #define HID_OUT_REQS 4
@@ -328,45 +329,20 @@ static int hid_set_alt(struct usb_function *f, unsigned interface, unsigned alt)
 
 /* ---- bind ---------------------------------------------------------------------------- */
 
-static struct usb_request *alloc_req(struct usb_ep *ep, size_t len, void *ctx,
-				     void (*complete)(struct usb_ep *, struct usb_request *))
-{
-	struct usb_request *req = usb_ep_alloc_request(ep, USB_GFP_KERNEL);
-
-	if (req && !(req->buf = malloc(len))) {
-		usb_ep_free_request(ep, req);
-		req = NULL;
-	}
-	if (req) {
-		req->complete = complete;
-		req->context = ctx;
-	}
-	return req;
-}
-
-static void free_req(struct usb_ep *ep, struct usb_request **req)
-{
-	if (*req) {
-		free((*req)->buf);
-		usb_ep_free_request(ep, *req);
-		*req = NULL;
-	}
-}
-
 static void free_reqs(struct f_hidg *h)
 {
-	free_req(h->in_ep, &h->in_req);
+	fn_request_free(h->in_ep, &h->in_req);
 	for (unsigned i = 0; i < HID_OUT_REQS; i++)
-		free_req(h->out_ep, &h->out_req[i]);
+		fn_request_free(h->out_ep, &h->out_req[i]);
 }
 
 static int alloc_reqs(struct f_hidg *h)
 {
-	h->in_req = alloc_req(h->in_ep, h->opts.report_length, h, in_complete);
+	h->in_req = fn_request_alloc(h->in_ep, h->opts.report_length, h, in_complete);
 	if (!h->in_req)
 		return -USB_ENOMEM;
 	for (unsigned i = 0; h->out_ep && i < HID_OUT_REQS; i++) {
-		h->out_req[i] = alloc_req(h->out_ep, h->opts.report_length, h, out_complete);
+		h->out_req[i] = fn_request_alloc(h->out_ep, h->opts.report_length, h, out_complete);
 		if (!h->out_req[i]) {
 			free_reqs(h);
 			return -USB_ENOMEM;

@@ -173,18 +173,17 @@ static void hid_free_inst(struct usb_function_instance *fi)
 
 static struct usb_function_instance *hid_alloc_inst(void)
 {
+	int minor = fn_number_take(minor_used, HID_MINORS);
 	struct usb_function_instance *fi;
-	unsigned minor = 0;
 
-	while (minor < HID_MINORS && minor_used[minor])
-		minor++;
-	if (minor == HID_MINORS)
-		return usb_err_ptr(-USB_ENODEV);
+	if (minor < 0)
+		return usb_err_ptr(minor);
 	fi = fn_plain_alloc_inst(&hid_plain);
-	if (usb_is_err(fi))
+	if (usb_is_err(fi)) {
+		minor_used[minor] = false;
 		return fi;
-	minor_used[minor] = true;
-	hid_opts(fi)->minor = minor;
+	}
+	hid_opts(fi)->minor = (unsigned)minor;
 	fi->free_func_inst = hid_free_inst;
 	return fi;
 }
