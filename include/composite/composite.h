@@ -44,6 +44,7 @@
 
 #include "composite/gadget.h"
 #include "composite/kref.h"
+#include "composite/os_desc.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -200,6 +201,28 @@ struct usb_composite_driver {
  * @driver: the bound driver.
  * @suspended: the bus is suspended.
  * @priv: for the driver's use.
+ * @use_os_string, @b_vendor_code, @qw_sign, @os_desc_config: MS OS 1.0
+ *	descriptors, as Linux: when @use_os_string is set, string 0xEE
+ *	(asked with LANGID 0) carries @qw_sign (all zero: "MSFT100") and
+ *	@b_vendor_code, the vendor request of that code answers the extended
+ *	compat ID and extended properties descriptors from the os_desc_table
+ *	of the functions of @os_desc_config (NULL: the first configuration).
+ * @use_ms_os_20, @b_ms_os_20_vendor_code, @dw_ms_os_20_windows_version:
+ *	MS OS 2.0 descriptors (beyond Linux): a BOS platform capability
+ *	announces a descriptor set, built from the same os_desc_tables for
+ *	@os_desc_config and answered by the vendor request of that code
+ *	(wIndex 7); the version is the capability's dwWindowsVersion (0:
+ *	USB_MS_OS_20_WINDOWS_8_1).
+ * @use_webusb, @bcd_webusb_version, @b_webusb_vendor_code, @landing_page:
+ *	WebUSB, as Linux 6.4: a BOS platform capability with that version
+ *	(0: 0x0100) and vendor code, and iLandingPage 1 when @landing_page
+ *	(NUL-terminated; "https://" or "http://" becomes the URL
+ *	descriptor's scheme) is not empty.
+ *	A BOS capability raises the device's bcdUSB to at least 0x0201.
+ *	Set all of these in the driver's bind; usb_composite_probe() fails
+ *	with -USB_EINVAL for a landing page too long for its descriptor, and
+ *	usb_add_config() for an os_desc_table naming an interface the
+ *	function does not own or a property Windows would refuse.
  *
  * Allocated by usb_composite_probe(), freed by usb_composite_unregister().
  * The remaining fields are private to the core.
@@ -212,6 +235,20 @@ struct usb_composite_dev {
 	struct usb_composite_driver *driver;
 	unsigned suspended : 1;
 	void *priv;
+
+	unsigned use_os_string : 1;
+	uint8_t b_vendor_code;
+	uint8_t qw_sign[OS_STRING_QW_SIGN_LEN];
+	struct usb_configuration *os_desc_config;
+
+	unsigned use_ms_os_20 : 1;
+	uint8_t b_ms_os_20_vendor_code;
+	uint32_t dw_ms_os_20_windows_version;
+
+	unsigned use_webusb : 1;
+	uint16_t bcd_webusb_version;
+	uint8_t b_webusb_vendor_code;
+	char landing_page[WEBUSB_URL_RAW_MAX_LENGTH];
 
 	/* private */
 	struct list_head COMPOSITE_PRIVATE(configs);

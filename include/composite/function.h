@@ -66,6 +66,10 @@ struct usb_function_instance;	/* composite/registry.h */
  * @req_match: optional: claim a request not addressed by recipient;
  *	@config0 is true when the device is not configured.
  * @suspend, @resume: optional, event context.
+ * @os_desc_table, @os_desc_n: optional: what Windows should load for
+ *	the function's interfaces (composite/os_desc.h), sent when the
+ *	device uses MS OS 1.0 or 2.0 descriptors. Set in bind, after the
+ *	interface ids are allocated; borrowed.
  *
  * The remaining fields are private to the core.
  */
@@ -92,6 +96,9 @@ struct usb_function {
 			  const struct usb_ctrlrequest *ctrl, bool config0);
 	void (*suspend)(struct usb_function *f);
 	void (*resume)(struct usb_function *f);
+
+	struct usb_os_desc_table *os_desc_table;
+	unsigned os_desc_n;
 
 	/* private */
 	struct list_head COMPOSITE_PRIVATE(list);

@@ -355,6 +355,8 @@ int usb_add_config(struct usb_composite_dev *cdev, struct usb_configuration *con
 	if (ret)
 		return ret;
 	ret = bind(config);
+	if (ret >= 0)
+		ret = composite__os_desc_check_config(cdev, config);
 	if (ret < 0) {
 		unbind_functions(config);
 		list_del_init(&config->list);
@@ -493,6 +495,11 @@ int usb_composite_probe(struct usb_composite_driver *driver)
 	ret = driver->bind(cdev);
 	if (ret < 0)
 		goto fail;
+	ret = composite__os_desc_check_device(cdev);
+	if (ret < 0) {
+		teardown(cdev, true);
+		return ret;
+	}
 	/* Driver fields override what bind put in the descriptor. */
 	if (cdev->manufacturer_id)
 		cdev->desc.iManufacturer = cdev->manufacturer_id;

@@ -123,11 +123,40 @@ uint32_t composite__endpoint_bits(const struct usb_function *f);
 int composite__string_desc(struct usb_composite_dev *cdev, uint16_t language,
 			   uint8_t index, uint8_t *buf, size_t cap);
 
-/* UTF-8 @s to a UTF-16LE string descriptor in @buf (room @cap >= 2), at
- * most USB_MAX_STRING_LEN units. Return: the descriptor length. */
 /* Free the tables usb_gstrings_attach() copied (at unregister). */
 void composite__gstrings_free(struct usb_composite_dev *cdev);
+
+/* UTF-8 @s to a UTF-16LE string descriptor in @buf (room @cap >= 2), at
+ * most USB_MAX_STRING_LEN units. Return: the descriptor length. */
 int composite__utf8_to_desc(const char *s, uint8_t *buf, size_t cap);
+
+/* The code point at *@s (advanced past it), reading no further than @end
+ * nor past a NUL; malformed input gives U+FFFD. Needs *@s < @end. */
+uint32_t composite__utf8_next(const unsigned char **s, const unsigned char *end);
+
+/* @cp as UTF-16 code units in @unit. Return: how many (1 or 2). */
+unsigned composite__utf16_encode(uint32_t cp, uint16_t unit[2]);
+
+/* ---- os_desc.c -------------------------------------------------------- */
+
+/* String 0xEE (MS OS 1.0), as the descriptor builders. */
+int composite__os_string_desc(struct usb_composite_dev *cdev, uint8_t *buf, size_t cap);
+
+/* How many BOS platform capabilities (MS OS 2.0, WebUSB) the device has;
+ * and their descriptors, as the descriptor builders. */
+unsigned composite__os_bos_caps(const struct usb_composite_dev *cdev);
+int composite__os_bos_desc(struct usb_composite_dev *cdev, uint8_t *buf, size_t cap);
+
+/* A vendor request for the OS descriptors or the WebUSB landing page?
+ * If so, true, with *@result the reply's length in cdev's ep0 buffer or
+ * -USB_EPIPE (stall). False: not one of those, route it on. */
+bool composite__os_vendor_request(struct usb_composite_dev *cdev,
+				  const struct usb_ctrlrequest *ctrl, int *result);
+
+/* After a configuration's bind / the driver's bind: 0, or -USB_EINVAL
+ * (logged) for OS descriptor settings that cannot be sent. */
+int composite__os_desc_check_config(struct usb_composite_dev *cdev, struct usb_configuration *c);
+int composite__os_desc_check_device(struct usb_composite_dev *cdev);
 
 /* ---- ep0.c ------------------------------------------------------------ */
 

@@ -60,6 +60,9 @@ static uint16_t bcd_usb(const struct usb_composite_dev *cdev)
 	/* A USB 3 device running at high or full speed reports 2.10. */
 	if (bcd >= 0x0300)
 		return 0x0210;
+	/* Platform capabilities live in the BOS, which needs 2.01. */
+	if (composite__os_bos_caps(cdev) && bcd < 0x0201)
+		return 0x0201;
 	return bcd ? bcd : 0x0200;
 }
 
@@ -185,6 +188,8 @@ int composite__bos_desc(struct usb_composite_dev *cdev, uint8_t *buf, size_t cap
 		     (cdev->driver->max_speed == USB_SPEED_UNKNOWN ||
 		      cdev->driver->max_speed >= USB_SPEED_SUPER);
 
+	int plat;
+
 	if (cap < USB_DT_BOS_SIZE + USB_DT_USB_EXT_CAP_SIZE + USB_DT_USB_SS_CAP_SIZE)
 		return -USB_ENOSPC;
 	memset(&bos, 0, sizeof(bos));
@@ -217,6 +222,11 @@ int composite__bos_desc(struct usb_composite_dev *cdev, uint8_t *buf, size_t cap
 		len += USB_DT_USB_SS_CAP_SIZE;
 		bos.bNumDeviceCaps++;
 	}
+	plat = composite__os_bos_desc(cdev, buf + len, cap - len);
+	if (plat < 0)
+		return plat;
+	len += (size_t)plat;
+	bos.bNumDeviceCaps = (uint8_t)(bos.bNumDeviceCaps + composite__os_bos_caps(cdev));
 	bos.wTotalLength = USB_CPU_TO_LE16((uint16_t)len);
 	memcpy(buf, &bos, USB_DT_BOS_SIZE);
 	return (int)len;

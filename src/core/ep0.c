@@ -2,7 +2,8 @@
  * ep0.c - control requests on ep0: every chapter 9 standard request the
  * device answers itself, in the states chapter 9 allows them, and the
  * routing of class and vendor requests to the function that owns the
- * interface or endpoint (then req_match, then the configuration's setup).
+ * interface or endpoint (then req_match, then the configuration's setup),
+ * after the OS descriptor requests (os_desc.c) have had their pick.
  * It validates all 8 bytes of each SETUP; anything it does not accept
  * stalls. It touches the gadget's state and flags, cdev->config (through
  * composite.c) and cdev->req.
@@ -117,6 +118,9 @@ static int get_descriptor(struct usb_composite_dev *cdev, struct setup *s)
 			return -USB_EPIPE;
 		return composite__qualifier_desc(cdev, buf, USB_COMP_EP0_BUFSIZ);
 	case USB_DT_STRING:
+		/* Windows asks for the OS string with LANGID 0, as Linux answers. */
+		if (cdev->use_os_string && index == OS_STRING_IDX && s->index == 0)
+			return composite__os_string_desc(cdev, buf, USB_COMP_EP0_BUFSIZ);
 		return composite__string_desc(cdev, s->index, index, buf, USB_COMP_EP0_BUFSIZ);
 	case USB_DT_BOS:
 		if (index || !composite__has_bos(cdev))
@@ -486,7 +490,8 @@ int composite__setup(struct usb_composite_dev *cdev, const struct usb_ctrlreques
 		v = -USB_EPIPE;
 	else
 		v = NOT_STANDARD;
-	if (v == NOT_STANDARD)
+	/* OS descriptors first, as Linux: their wIndex is no recipient's. */
+	if (v == NOT_STANDARD && !composite__os_vendor_request(cdev, ctrl, &v))
 		v = route(cdev, &s, ctrl);
 
 	/* Drop the guard; what is left are delayed stages still owed. */

@@ -225,8 +225,7 @@ static bool find_string(const struct usb_gadget_strings *t, void *arg)
 
 /* ---- UTF-8 to UTF-16LE --------------------------------------------------- */
 
-/* Next code point of @s (advanced); malformed input gives U+FFFD. */
-static uint32_t utf8_next(const unsigned char **s)
+uint32_t composite__utf8_next(const unsigned char **s, const unsigned char *end)
 {
 	const unsigned char *p = *s;
 	uint32_t cp, min;
@@ -247,7 +246,8 @@ static uint32_t utf8_next(const unsigned char **s)
 		return 0xfffd;
 	}
 	for (i = 1; i <= extra; i++) {
-		if ((p[i] & 0xc0) != 0x80) {	/* also stops at the NUL */
+		/* Also stops at the NUL and at @end. */
+		if (p + i >= end || (p[i] & 0xc0) != 0x80) {
 			*s = p + i;
 			return 0xfffd;
 		}
@@ -259,30 +259,36 @@ static uint32_t utf8_next(const unsigned char **s)
 	return cp;
 }
 
+unsigned composite__utf16_encode(uint32_t cp, uint16_t unit[2])
+{
+	if (cp < 0x10000) {
+		unit[0] = (uint16_t)cp;
+		return 1;
+	}
+	cp -= 0x10000;
+	unit[0] = (uint16_t)(0xd800 | (cp >> 10));
+	unit[1] = (uint16_t)(0xdc00 | (cp & 0x3ff));
+	return 2;
+}
+
 int composite__utf8_to_desc(const char *str, uint8_t *buf, size_t cap)
 {
 	const unsigned char *s = (const unsigned char *)str;
+	const unsigned char *end = s + strlen(str);
 	size_t max_units = (cap - 2) / 2, units = 0;
 
 	if (max_units > USB_MAX_STRING_LEN)
 		max_units = USB_MAX_STRING_LEN;
-	while (*s) {
-		uint32_t cp = utf8_next(&s);
+	while (s < end) {
+		uint16_t u[2];
+		unsigned n = composite__utf16_encode(composite__utf8_next(&s, end), u), i;
 
-		if (cp >= 0x10000) {
-			/* A pair is never split by the length cut. */
-			if (units + 2 > max_units)
-				break;
-			cp -= 0x10000;
-			usb_put_le16(buf + 2 + 2 * units, (uint16_t)(0xd800 | (cp >> 10)));
-			usb_put_le16(buf + 4 + 2 * units, (uint16_t)(0xdc00 | (cp & 0x3ff)));
-			units += 2;
-		} else {
-			if (units + 1 > max_units)
-				break;
-			usb_put_le16(buf + 2 + 2 * units, (uint16_t)cp);
-			units++;
-		}
+		/* A pair is never split by the length cut. */
+		if (units + n > max_units)
+			break;
+		for (i = 0; i < n; i++)
+			usb_put_le16(buf + 2 + 2 * (units + i), u[i]);
+		units += n;
 	}
 	buf[0] = (uint8_t)(2 + 2 * units);
 	buf[1] = USB_DT_STRING;

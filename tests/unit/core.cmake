@@ -6,6 +6,7 @@ composite_unit_test(test_core_ep0 SOURCES test_core_ep0.c ${core_fixture})
 composite_unit_test(test_core_composite SOURCES test_core_composite.c ${core_fixture})
 composite_unit_test(test_core_ep SOURCES test_core_ep.c ${core_fixture})
 composite_unit_test(test_core_ids SOURCES test_core_ids.c ${core_fixture})
+composite_unit_test(test_core_os_desc SOURCES test_core_os_desc.c ${core_fixture})
 # Comparisons with Linux's header need it (Linux build hosts).
 include(CheckIncludeFile)
 check_include_file(linux/usb/ch9.h CORE_HAVE_LINUX_USB_CH9_H)
