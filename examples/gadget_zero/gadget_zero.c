@@ -8,11 +8,16 @@
  *		    [ss_iso_qlen=N] [isoc_interval=1..16] [isoc_maxpacket=0..1024]
  *		    [isoc_mult=0..2] [isoc_maxburst=0..15] [iso=0|1]
  *		    [loopdefault=0|1] [speed=full|high|super] [address=A] [port=P]
- *		    [busid=1-N]
+ *		    [busid=1-N] [winusb=0|1] [landing_page=URL]
  *
  * Parameters are g_zero's module parameters (same names, defaults and
- * ranges); iso=0 hides alternate setting 1. Serves on 127.0.0.1:3240,
- * busid 1-1, until SIGINT or SIGTERM, then exits 0.
+ * ranges); iso=0 hides alternate setting 1. Beyond g_zero: winusb=1 tells
+ * Windows to bind WinUSB to the SourceSink and Loopback interfaces (MS OS
+ * 1.0 and 2.0 descriptors, compatible ID "WINUSB" and a
+ * DeviceInterfaceGUIDs property; vendor code GZ_MS_VENDOR_CODE), and
+ * landing_page=URL announces a WebUSB landing page (vendor code
+ * GZ_WEBUSB_VENDOR_CODE). Serves on 127.0.0.1:3240, busid 1-1, until
+ * SIGINT or SIGTERM, then exits 0.
  *
  * Owns only this program's options and signal handling; a POSIX program.
  */
@@ -40,6 +45,8 @@ struct gz_params {
 	unsigned port;
 	enum usb_device_speed speed;
 	unsigned device;	/* busid 1-(device+1) */
+	bool winusb;
+	const char *landing_page;
 };
 
 static struct gz_params params;
@@ -80,6 +87,68 @@ static struct usb_configuration loopback_config = {
 	.bmAttributes = USB_CONFIG_ATT_SELFPOWER,
 };
 
+/* ---- WinUSB and WebUSB (winusb=1, landing_page=URL) ------------------- */
+
+#define GZ_MS_VENDOR_CODE	0x01	/* MS OS 1.0 and 2.0: told apart by wIndex */
+#define GZ_WEBUSB_VENDOR_CODE	0x02
+
+/* The interface GUID a WinUSB application opens Gadget Zero by. */
+static const char gz_interface_guids[] = "{4a1d62c5-8b3e-4f70-9e21-6d0c5b7a3f18}\0";
+static char gz_compat_id[2 * USB_OS_DESC_COMPAT_ID_LEN] = "WINUSB";
+static struct usb_os_desc_ext_prop gz_guid_prop[2];
+static struct usb_os_desc gz_os_desc[2];
+static struct usb_os_desc_table gz_os_table[2];
+
+/* The number of @f's (only) interface, from its descriptors. */
+static int first_interface(const struct usb_function *f)
+{
+	struct usb_descriptor_header **d;
+
+	for (d = f->fs_descriptors; d && *d; d++)
+		if ((*d)->bDescriptorType == USB_DT_INTERFACE)
+			return ((const struct usb_interface_descriptor *)(const void *)*d)
+				->bInterfaceNumber;
+	return -1;
+}
+
+/* After @f's bind: WINUSB for its interface (entry @k: one per configuration). */
+static void winusb_describe(struct usb_function *f, unsigned k)
+{
+	struct usb_os_desc_ext_prop *p = &gz_guid_prop[k];
+
+	p->type = USB_EXT_PROP_UNICODE_MULTI;
+	p->name = "DeviceInterfaceGUIDs";
+	p->data = gz_interface_guids;
+	p->data_len = (int)sizeof(gz_interface_guids);
+	gz_os_desc[k].ext_compat_id = gz_compat_id;
+	INIT_LIST_HEAD(&gz_os_desc[k].ext_prop);
+	list_add_tail(&p->entry, &gz_os_desc[k].ext_prop);
+	gz_os_table[k].if_id = first_interface(f);
+	gz_os_table[k].os_desc = &gz_os_desc[k];
+	f->os_desc_table = &gz_os_table[k];
+	f->os_desc_n = 1;
+}
+
+static void os_descriptors(struct usb_composite_dev *cdev, struct usb_configuration *first)
+{
+	if (params.winusb) {
+		cdev->use_os_string = 1;
+		cdev->b_vendor_code = GZ_MS_VENDOR_CODE;
+		cdev->use_ms_os_20 = 1;
+		cdev->b_ms_os_20_vendor_code = GZ_MS_VENDOR_CODE;
+		cdev->os_desc_config = first;	/* Windows takes the first one */
+	}
+	if (params.landing_page) {
+		cdev->use_webusb = 1;
+		cdev->b_webusb_vendor_code = GZ_WEBUSB_VENDOR_CODE;
+		/* Length checked when parsed; the core checks what is left
+		 * once the scheme is dropped. */
+		strncpy(cdev->landing_page, params.landing_page, sizeof(cdev->landing_page));
+	}
+}
+
+/* ---- configurations ---------------------------------------------------------- */
+
 static int sourcesink_config_bind(struct usb_configuration *c)
 {
 	int ret = sourcesink_alloc(&params.ss, &func_ss);
@@ -90,6 +159,8 @@ static int sourcesink_config_bind(struct usb_configuration *c)
 	if (ret) {
 		sourcesink_free(func_ss);
 		func_ss = NULL;
+	} else if (params.winusb) {
+		winusb_describe(func_ss, 0);
 	}
 	return ret;
 }
@@ -104,6 +175,8 @@ static int loopback_config_bind(struct usb_configuration *c)
 	if (ret) {
 		loopback_free(func_lb);
 		func_lb = NULL;
+	} else if (params.winusb) {
+		winusb_describe(func_lb, 1);
 	}
 	return ret;
 }
@@ -127,6 +200,7 @@ static int zero_bind(struct usb_composite_dev *cdev)
 		return ret;
 	sourcesink_config.iConfiguration = config_strings[0].id;
 	loopback_config.iConfiguration = config_strings[1].id;
+	os_descriptors(cdev, params.loopdefault ? &loopback_config : &sourcesink_config);
 	if (params.loopdefault) {
 		ret = add_config(cdev, &loopback_config);
 		if (ret == 0)
@@ -165,7 +239,8 @@ static void usage(FILE *f)
 	fputs("usage: gadget_zero [pattern=0|1|2] [buflen=N] [qlen=N] [ss_bulk_qlen=N]\n"
 	      "         [ss_iso_qlen=N] [isoc_interval=1..16] [isoc_maxpacket=0..1024]\n"
 	      "         [isoc_mult=0..2] [isoc_maxburst=0..15] [iso=0|1] [loopdefault=0|1]\n"
-	      "         [speed=full|high|super] [address=ADDR] [port=PORT] [busid=1-N]\n", f);
+	      "         [speed=full|high|super] [address=ADDR] [port=PORT] [busid=1-N]\n"
+	      "         [winusb=0|1] [landing_page=URL]\n", f);
 }
 
 static int parse_uint(const char *name, const char *s, unsigned long max, unsigned *out)
@@ -218,13 +293,25 @@ static int parse_arg(const char *arg)
 		params.ss.bulk_buflen = params.lb.bulk_buflen = v;
 		return 0;
 	}
-	if (strcmp(name, "iso") == 0 || strcmp(name, "loopdefault") == 0) {
+	if (strcmp(name, "iso") == 0 || strcmp(name, "loopdefault") == 0 ||
+	    strcmp(name, "winusb") == 0) {
 		if (parse_uint(name, val, 1, &v))
 			return -1;
 		if (name[0] == 'i')
 			params.ss.no_iso = !v;
-		else
+		else if (name[0] == 'l')
 			params.loopdefault = v;
+		else
+			params.winusb = v;
+		return 0;
+	}
+	if (strcmp(name, "landing_page") == 0) {
+		if (strlen(val) > WEBUSB_URL_RAW_MAX_LENGTH) {
+			fprintf(stderr, "gadget_zero: landing_page: longer than %d bytes\n",
+				WEBUSB_URL_RAW_MAX_LENGTH);
+			return -1;
+		}
+		params.landing_page = val[0] ? val : NULL;
 		return 0;
 	}
 	if (strcmp(name, "speed") == 0) {

@@ -279,9 +279,11 @@ static uint32_t windows_version(const struct usb_composite_dev *cdev)
 						 : USB_MS_OS_20_WINDOWS_8_1;
 }
 
-/* The set: a single-interface device carries its features right after the
- * header; a composite one in a configuration subset with one function
- * subset per interface that has something to say. */
+/* The set: a single-interface, single-configuration device carries its
+ * features right after the header; otherwise they go in a configuration
+ * subset for the described configuration, and in a composite device
+ * (several interfaces) in one function subset per interface that has
+ * something to say. */
 static void ms_os_20_set(struct usb_composite_dev *cdev, const struct usb_configuration *c,
 			 struct out *o)
 {
@@ -307,7 +309,9 @@ static void ms_os_20_set(struct usb_composite_dev *cdev, const struct usb_config
 	put8(o, (uint8_t)config_index(cdev, c));	/* the index, as Windows reads it */
 	put8(o, 0);
 	put16(o, 0);	/* wTotalLength of the subset, below */
-	for (i = 0; i < MAX_CONFIG_INTERFACES; i++) {
+	if (n_intf <= 1)
+		features_20(intf_desc(c, 0), o);
+	for (i = 0; n_intf > 1 && i < MAX_CONFIG_INTERFACES; i++) {
 		const struct usb_os_desc *d = intf_desc(c, i);
 		size_t fn;
 

@@ -37,8 +37,8 @@ moddir=/lib/modules/$kver
 # ones are copied when installed (handy for debugging, not relied upon).
 required_bins="/usr/sbin/usbip /usr/sbin/usbipd /usr/sbin/mkfs.fat
     /usr/sbin/fsck.fat /usr/sbin/sfdisk /usr/sbin/fdisk /usr/bin/dd /usr/bin/env
-    /usr/bin/sg_raw /usr/bin/sg_inq /usr/bin/sg_readcap /usr/bin/sg_turs"
-optional_bins="/usr/bin/lsusb /usr/bin/sg_start /usr/bin/eject /usr/bin/strace"
+    /usr/bin/sg_raw /usr/bin/sg_inq /usr/bin/sg_readcap /usr/bin/sg_turs /usr/bin/lsusb"
+optional_bins="/usr/bin/sg_start /usr/bin/eject /usr/bin/strace"
 # Modules (names as modprobe takes them); dependencies are added below.
 modules="usbip-core vhci-hcd usbip-vudc usbip-host usbcore usb-storage
     sd_mod sr_mod sg cdrom loop vfat fat msdos isofs nls_cp437 nls_cp850

@@ -312,6 +312,22 @@ static void test_ms_os_20_single_interface(void **state)
 	assert_int_equal(usb_get_le16(buf + 12), 3);
 	assert_memory_equal(buf + 14, "WINUSB\0\0", 8);
 	assert_int_equal(usb_get_le16(buf + 32), 4);	/* then a registry property */
+	tdev_stop(&d);
+
+	/* A second configuration: the features go in a configuration subset
+	 * (index 0), still with no function subset. */
+	prepare(false);
+	d.n_cfg = 2;
+	d.funcs[1][0] = &fb;
+	up();
+	n = get(VENDOR_IN_DEV, OS20_CODE, 0, 7, sizeof(buf), buf);
+	assert_int_equal(usb_get_le16(buf + 8), n);
+	assert_int_equal(usb_get_le16(buf + 10), 8);
+	assert_int_equal(usb_get_le16(buf + 12), 1);
+	assert_int_equal(buf[14], 0);
+	assert_int_equal(usb_get_le16(buf + 16), n - 10);
+	assert_int_equal(usb_get_le16(buf + 18), 20);
+	assert_int_equal(usb_get_le16(buf + 20), 3);
 }
 
 static void test_webusb_url(void **state)
