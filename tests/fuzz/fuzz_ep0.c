@@ -8,6 +8,9 @@
  *   op 5     a bus event (reset at some speed, disconnect, suspend, resume)
  *   op 6     give back the oldest request of some data endpoint
  *   op 7     usb_composite_setup_continue()
+ * With bit 5 of the first byte, the device also answers MS OS 1.0 and 2.0
+ * descriptors (for the second function's interfaces) and WebUSB, on
+ * vendor codes that the test functions' own vendor requests use too.
  * The fake asserts the EP0 contract (reply <= wLength, OUT length ==
  * wLength, one request at a time); ASan/UBSan catch the rest. Each input
  * runs on a freshly probed device that is unregistered at the end, so
@@ -23,6 +26,41 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static struct tdev dev;
 static struct tfunc f1, f2, f3;
+
+static const char guid[] = "{00000000-0000-0000-0000-000000000000}\0";
+static char compat[16] = "WINUSB";
+static struct usb_os_desc_ext_prop prop;
+static struct usb_os_desc os_desc;
+static struct usb_os_desc_table table;
+static int (*fixture_bind)(struct usb_composite_dev *);
+
+static int bind_with_os(struct usb_composite_dev *cdev)
+{
+	cdev->use_os_string = cdev->use_ms_os_20 = cdev->use_webusb = 1;
+	cdev->b_vendor_code = TF_VENDOR_IN;
+	cdev->b_ms_os_20_vendor_code = TF_VENDOR_OUT;
+	cdev->b_webusb_vendor_code = TF_VENDOR_IN;
+	strcpy(cdev->landing_page, "https://example.com/");
+	return fixture_bind(cdev);
+}
+
+/* f2's first interface (1: f1 has 0) gets WINUSB and one property. */
+static void os_descriptors(void)
+{
+	prop.type = USB_EXT_PROP_UNICODE_MULTI;
+	prop.name = "DeviceInterfaceGUIDs";
+	prop.data = guid;
+	prop.data_len = (int)sizeof(guid);
+	os_desc.ext_compat_id = compat;
+	INIT_LIST_HEAD(&os_desc.ext_prop);
+	list_add_tail(&prop.entry, &os_desc.ext_prop);
+	table.if_id = 1;
+	table.os_desc = &os_desc;
+	f2.func.os_desc_table = &table;
+	f2.func.os_desc_n = 1;
+	fixture_bind = dev.driver.bind;
+	dev.driver.bind = bind_with_os;
+}
 
 static void transfer(const uint8_t *setup, const uint8_t *out, size_t out_len)
 {
@@ -63,6 +101,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	dev.n_cfg = 2;
 	dev.funcs[1][0] = &f3;
 	dev.cfg[1].label = "second";
+	if (data[0] & 0x20)
+		os_descriptors();
 	if (tdev_start(&dev) != 0)
 		__builtin_trap();
 	fake_udc_reset(&dev.udc, speeds[(data[0] >> 3) & 3]);
