@@ -74,6 +74,18 @@ struct usb_cdc_union_desc {
 	uint8_t bSlaveInterface0;
 } COMPOSITE_PACKED;
 
+/* Ethernet networking functional descriptor (ECM 1.2, 5.4). */
+struct usb_cdc_ether_desc {
+	uint8_t bLength;
+	uint8_t bDescriptorType;
+	uint8_t bDescriptorSubType;
+	uint8_t iMACAddress;		/* a string of 12 hex digits */
+	uint32_t bmEthernetStatistics;
+	uint16_t wMaxSegmentSize;
+	uint16_t wNumberMCFilters;
+	uint8_t bNumberPowerFilters;
+} COMPOSITE_PACKED;
+
 /* Class requests (bRequest). */
 #define USB_CDC_SEND_ENCAPSULATED_COMMAND	0x00
 #define USB_CDC_GET_ENCAPSULATED_RESPONSE	0x01
@@ -81,6 +93,18 @@ struct usb_cdc_union_desc {
 #define USB_CDC_REQ_GET_LINE_CODING		0x21
 #define USB_CDC_REQ_SET_CONTROL_LINE_STATE	0x22
 #define USB_CDC_REQ_SEND_BREAK			0x23
+#define USB_CDC_SET_ETHERNET_MULTICAST_FILTERS	0x40
+#define USB_CDC_SET_ETHERNET_PM_PATTERN_FILTER	0x41
+#define USB_CDC_GET_ETHERNET_PM_PATTERN_FILTER	0x42
+#define USB_CDC_SET_ETHERNET_PACKET_FILTER	0x43
+#define USB_CDC_GET_ETHERNET_STATISTIC		0x44
+
+/* SET_ETHERNET_PACKET_FILTER wValue bits (ECM 1.2, 6.2.4). */
+#define USB_CDC_PACKET_TYPE_PROMISCUOUS		(1 << 0)
+#define USB_CDC_PACKET_TYPE_ALL_MULTICAST	(1 << 1)
+#define USB_CDC_PACKET_TYPE_DIRECTED		(1 << 2)
+#define USB_CDC_PACKET_TYPE_BROADCAST		(1 << 3)
+#define USB_CDC_PACKET_TYPE_MULTICAST		(1 << 4)
 
 /* SET_LINE_CODING / GET_LINE_CODING data (PSTN 6.3.11). */
 struct usb_cdc_line_coding {
@@ -112,6 +136,12 @@ struct usb_cdc_notification {
 #define USB_CDC_NOTIFY_SERIAL_STATE		0x20
 #define USB_CDC_NOTIFY_SPEED_CHANGE		0x2a
 
+/* CONNECTION_SPEED_CHANGE's 8 data bytes (CDC 1.2, 6.3.3). */
+struct usb_cdc_speed_change {
+	uint32_t DLBitRRate;	/* downstream bit rate, little-endian (Linux's spelling) */
+	uint32_t ULBitRate;
+} COMPOSITE_PACKED;
+
 /* SERIAL_STATE bits (PSTN 6.5.4), the 2 data bytes of the notification. */
 #define USB_CDC_SERIAL_STATE_DCD		(1 << 0)
 #define USB_CDC_SERIAL_STATE_DSR		(1 << 1)
@@ -133,5 +163,7 @@ COMPOSITE_STATIC_ASSERT(sizeof(struct usb_cdc_acm_descriptor) == 4, "acm");
 COMPOSITE_STATIC_ASSERT(sizeof(struct usb_cdc_union_desc) == 5, "union");
 COMPOSITE_STATIC_ASSERT(sizeof(struct usb_cdc_line_coding) == 7, "line coding");
 COMPOSITE_STATIC_ASSERT(sizeof(struct usb_cdc_notification) == 8, "notification");
+COMPOSITE_STATIC_ASSERT(sizeof(struct usb_cdc_ether_desc) == 13, "ether");
+COMPOSITE_STATIC_ASSERT(sizeof(struct usb_cdc_speed_change) == 8, "speed change");
 
 #endif /* COMPOSITE_CDC_H */

@@ -16,6 +16,7 @@ static const struct usb_function_driver *const builtin[] = {
 	&fn_driver_loopback,
 	&fn_driver_acm,
 	&fn_driver_hid,
+	&fn_driver_ecm,
 };
 #define N_BUILTIN (sizeof(builtin) / sizeof(builtin[0]))
 
