@@ -37,7 +37,8 @@ moddir=/lib/modules/$kver
 # ones are copied when installed (handy for debugging, not relied upon).
 required_bins="/usr/sbin/usbip /usr/sbin/usbipd /usr/sbin/mkfs.fat
     /usr/sbin/fsck.fat /usr/sbin/sfdisk /usr/sbin/fdisk /usr/bin/dd /usr/bin/env
-    /usr/bin/sg_raw /usr/bin/sg_inq /usr/bin/sg_readcap /usr/bin/sg_turs /usr/bin/lsusb"
+    /usr/bin/sg_raw /usr/bin/sg_inq /usr/bin/sg_readcap /usr/bin/sg_turs /usr/bin/lsusb
+    /usr/sbin/ip"
 optional_bins="/usr/bin/sg_start /usr/bin/eject /usr/bin/strace"
 # Modules (names as modprobe takes them); dependencies are added below.
 modules="usbip-core vhci-hcd usbip-vudc usbip-host usbcore usb-storage
@@ -45,7 +46,7 @@ modules="usbip-core vhci-hcd usbip-vudc usbip-host usbcore usb-storage
     nls_ascii nls_iso8859-1 nls_utf8 usbtest usbmon dummy_hcd udc-core
     libcomposite usb_f_mass_storage usb_f_ss_lb configfs 9p 9pnet_virtio
     virtio_pci crc-t10dif crct10dif_generic cdc-acm
-    usbhid hid-generic evdev"
+    usbhid hid-generic evdev tun cdc_ether usb_f_ecm"
 
 busybox=/bin/busybox
 [ -x "$busybox" ] || die "no $busybox (apt-get install busybox-static)"
