@@ -66,6 +66,23 @@ int ncm_ntb_parameters(const struct ncm_ntb_in_params *in,
 
 /* --- OUT: parsing what the host sends --- */
 
+/*
+ * What an NTB must satisfy (NCM 1.0 3.2-3.3; each failure is a reason
+ * below): at least an NTH's bytes; dwSignature NCMH/ncmh; wHeaderLength
+ * 12/16; a block length not past the bytes given, not over ntb_out_max,
+ * not under NTH + NDP header (NTB16's 0 means "the whole transfer", which
+ * must then be shorter than ntb_out_max); every NDP index a multiple of 4,
+ * past the NTH, its header inside the block; signature NCM0/ncm0 (NCM1/
+ * ncm1 counted apart); wLength >= 16/32, a multiple of 4/8, inside the
+ * block; at least one datagram and then an entry with index or length 0
+ * within wLength (entries after it are ignored); each datagram past the
+ * NTH, wholly inside the block, NCM_NTB_MIN_DATAGRAM..max_datagram_len
+ * long; at most max_datagrams in all NDPs, at most max_ndps NDPs.
+ * Not refused: datagrams overlapping each other or an NDP (the spec does
+ * not forbid it and no byte outside the block is ever read), NDPs not at
+ * wNdpOutAlignment, reserved fields not zero, any wSequence.
+ */
+
 /* Why an NTB was dropped: each drop counts exactly one reason. */
 enum ncm_ntb_drop {
 	NCM_NTB_DROP_SHORT,		/* fewer bytes than an NTH */
