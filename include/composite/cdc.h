@@ -2,7 +2,8 @@
  * cdc.h - USB Communications Device Class wire types (CDC 1.2, PSTN 1.2
  * for ACM) with Linux's <linux/usb/cdc.h> names, layouts and values: the
  * functional descriptors, line coding, notifications and the class
- * requests the library's CDC functions use. A file may include this header
+ * requests the library's CDC functions use, and the NCM 1.0 transfer
+ * block (NTB) headers, datagram pointers and parameters. A file may include this header
  * and <linux/usb/cdc.h> in either order: whichever comes second is skipped
  * (Linux's include guard), and the identical types of the first serve.
  */
@@ -26,6 +27,7 @@
 
 #define USB_CDC_PROTO_NONE		0
 #define USB_CDC_ACM_PROTO_AT_V25TER	1
+#define USB_CDC_NCM_PROTO_NTB		1
 
 /* Functional descriptor subtypes (bDescriptorSubType, CS_INTERFACE). */
 #define USB_CDC_HEADER_TYPE		0x00
@@ -86,6 +88,15 @@ struct usb_cdc_ether_desc {
 	uint8_t bNumberPowerFilters;
 } COMPOSITE_PACKED;
 
+/* NCM functional descriptor (NCM 1.0 5.2.1). */
+struct usb_cdc_ncm_desc {
+	uint8_t bLength;
+	uint8_t bDescriptorType;
+	uint8_t bDescriptorSubType;
+	uint16_t bcdNcmVersion;
+	uint8_t bmNetworkCapabilities;
+} COMPOSITE_PACKED;
+
 /* Class requests (bRequest). */
 #define USB_CDC_SEND_ENCAPSULATED_COMMAND	0x00
 #define USB_CDC_GET_ENCAPSULATED_RESPONSE	0x01
@@ -105,6 +116,17 @@ struct usb_cdc_ether_desc {
 #define USB_CDC_PACKET_TYPE_DIRECTED		(1 << 2)
 #define USB_CDC_PACKET_TYPE_BROADCAST		(1 << 3)
 #define USB_CDC_PACKET_TYPE_MULTICAST		(1 << 4)
+#define USB_CDC_GET_NTB_PARAMETERS		0x80	/* NCM 1.0 6.2 */
+#define USB_CDC_GET_NET_ADDRESS			0x81
+#define USB_CDC_SET_NET_ADDRESS			0x82
+#define USB_CDC_GET_NTB_FORMAT			0x83
+#define USB_CDC_SET_NTB_FORMAT			0x84
+#define USB_CDC_GET_NTB_INPUT_SIZE		0x85
+#define USB_CDC_SET_NTB_INPUT_SIZE		0x86
+#define USB_CDC_GET_MAX_DATAGRAM_SIZE		0x87
+#define USB_CDC_SET_MAX_DATAGRAM_SIZE		0x88
+#define USB_CDC_GET_CRC_MODE			0x89
+#define USB_CDC_SET_CRC_MODE			0x8a
 
 /* SET_LINE_CODING / GET_LINE_CODING data (PSTN 6.3.11). */
 struct usb_cdc_line_coding {
@@ -151,6 +173,108 @@ struct usb_cdc_speed_change {
 #define USB_CDC_SERIAL_STATE_PARITY		(1 << 5)
 #define USB_CDC_SERIAL_STATE_OVERRUN		(1 << 6)
 
+/* GET_NTB_PARAMETERS data (NCM 1.0 6.2.1, Table 6-3). */
+struct usb_cdc_ncm_ntb_parameters {
+	uint16_t wLength;
+	uint16_t bmNtbFormatsSupported;
+	uint32_t dwNtbInMaxSize;
+	uint16_t wNdpInDivisor;
+	uint16_t wNdpInPayloadRemainder;
+	uint16_t wNdpInAlignment;
+	uint16_t wPadding1;
+	uint32_t dwNtbOutMaxSize;
+	uint16_t wNdpOutDivisor;
+	uint16_t wNdpOutPayloadRemainder;
+	uint16_t wNdpOutAlignment;
+	uint16_t wNtbOutMaxDatagrams;
+} COMPOSITE_PACKED;
+
+/* NTB headers (NCM 1.0 3.2); the signatures read as ASCII on the wire. */
+#define USB_CDC_NCM_NTH16_SIGN		0x484D434E /* NCMH */
+#define USB_CDC_NCM_NTH32_SIGN		0x686D636E /* ncmh */
+
+struct usb_cdc_ncm_nth16 {
+	uint32_t dwSignature;
+	uint16_t wHeaderLength;
+	uint16_t wSequence;
+	uint16_t wBlockLength;
+	uint16_t wNdpIndex;
+} COMPOSITE_PACKED;
+
+struct usb_cdc_ncm_nth32 {
+	uint32_t dwSignature;
+	uint16_t wHeaderLength;
+	uint16_t wSequence;
+	uint32_t dwBlockLength;
+	uint32_t dwNdpIndex;
+} COMPOSITE_PACKED;
+
+/* Datagram pointer tables (NCM 1.0 3.3); NCM1/ncm1: each datagram ends
+ * with a CRC-32. */
+#define USB_CDC_NCM_NDP16_CRC_SIGN	0x314D434E /* NCM1 */
+#define USB_CDC_NCM_NDP16_NOCRC_SIGN	0x304D434E /* NCM0 */
+#define USB_CDC_NCM_NDP32_CRC_SIGN	0x316D636E /* ncm1 */
+#define USB_CDC_NCM_NDP32_NOCRC_SIGN	0x306D636E /* ncm0 */
+
+struct usb_cdc_ncm_dpe16 {
+	uint16_t wDatagramIndex;
+	uint16_t wDatagramLength;
+} COMPOSITE_PACKED;
+
+struct usb_cdc_ncm_ndp16 {
+	uint32_t dwSignature;
+	uint16_t wLength;
+	uint16_t wNextNdpIndex;
+	struct usb_cdc_ncm_dpe16 dpe16[];
+} COMPOSITE_PACKED;
+
+struct usb_cdc_ncm_dpe32 {
+	uint32_t dwDatagramIndex;
+	uint32_t dwDatagramLength;
+} COMPOSITE_PACKED;
+
+struct usb_cdc_ncm_ndp32 {
+	uint32_t dwSignature;
+	uint16_t wLength;
+	uint16_t wReserved6;
+	uint32_t dwNextNdpIndex;
+	uint32_t dwReserved12;
+	struct usb_cdc_ncm_dpe32 dpe32[];
+} COMPOSITE_PACKED;
+
+#define USB_CDC_NCM_NDP16_INDEX_MIN			0x000C
+#define USB_CDC_NCM_NDP32_INDEX_MIN			0x0010
+
+/* bmNetworkCapabilities of the NCM functional descriptor. */
+#define USB_CDC_NCM_NCAP_ETH_FILTER			(1 << 0)
+#define USB_CDC_NCM_NCAP_NET_ADDRESS			(1 << 1)
+#define USB_CDC_NCM_NCAP_ENCAP_COMMAND			(1 << 2)
+#define USB_CDC_NCM_NCAP_MAX_DATAGRAM_SIZE		(1 << 3)
+#define USB_CDC_NCM_NCAP_CRC_MODE			(1 << 4)
+#define USB_CDC_NCM_NCAP_NTB_INPUT_SIZE			(1 << 5)
+
+/* bmNtbFormatsSupported; wNdp*Alignment's least value; wLength. */
+#define USB_CDC_NCM_NTB16_SUPPORTED			(1 << 0)
+#define USB_CDC_NCM_NTB32_SUPPORTED			(1 << 1)
+#define USB_CDC_NCM_NDP_ALIGN_MIN_SIZE			0x04
+#define USB_CDC_NCM_NTB_MAX_LENGTH			0x1C
+
+/* SET_NTB_FORMAT wValue; SET_NTB_INPUT_SIZE least sizes and data. */
+#define USB_CDC_NCM_NTB16_FORMAT			0x00
+#define USB_CDC_NCM_NTB32_FORMAT			0x01
+#define USB_CDC_NCM_NTB_MIN_IN_SIZE			2048
+#define USB_CDC_NCM_NTB_MIN_OUT_SIZE			2048
+
+struct usb_cdc_ncm_ndp_input_size {
+	uint32_t dwNtbInMaxSize;
+	uint16_t wNtbInMaxDatagrams;
+	uint16_t wReserved;
+} COMPOSITE_PACKED;
+
+/* SET_CRC_MODE wValue. */
+#define USB_CDC_NCM_CRC_NOT_APPENDED			0x00
+#define USB_CDC_NCM_CRC_APPENDED			0x01
+
 #if defined(_MSC_VER)
 #pragma pack(pop)
 #endif
@@ -165,5 +289,14 @@ COMPOSITE_STATIC_ASSERT(sizeof(struct usb_cdc_line_coding) == 7, "line coding");
 COMPOSITE_STATIC_ASSERT(sizeof(struct usb_cdc_notification) == 8, "notification");
 COMPOSITE_STATIC_ASSERT(sizeof(struct usb_cdc_ether_desc) == 13, "ether");
 COMPOSITE_STATIC_ASSERT(sizeof(struct usb_cdc_speed_change) == 8, "speed change");
+COMPOSITE_STATIC_ASSERT(sizeof(struct usb_cdc_ncm_desc) == 6, "ncm desc");
+COMPOSITE_STATIC_ASSERT(sizeof(struct usb_cdc_ncm_ntb_parameters) == 28, "ntb parameters");
+COMPOSITE_STATIC_ASSERT(sizeof(struct usb_cdc_ncm_nth16) == 12, "nth16");
+COMPOSITE_STATIC_ASSERT(sizeof(struct usb_cdc_ncm_nth32) == 16, "nth32");
+COMPOSITE_STATIC_ASSERT(sizeof(struct usb_cdc_ncm_dpe16) == 4, "dpe16");
+COMPOSITE_STATIC_ASSERT(sizeof(struct usb_cdc_ncm_ndp16) == 8, "ndp16");
+COMPOSITE_STATIC_ASSERT(sizeof(struct usb_cdc_ncm_dpe32) == 8, "dpe32");
+COMPOSITE_STATIC_ASSERT(sizeof(struct usb_cdc_ncm_ndp32) == 16, "ndp32");
+COMPOSITE_STATIC_ASSERT(sizeof(struct usb_cdc_ncm_ndp_input_size) == 8, "ndp input size");
 
 #endif /* COMPOSITE_CDC_H */

@@ -1,0 +1,3 @@
+# The NCM function's NTB codec (src/functions/ncm/ntb.c): parser, builder,
+# GET_NTB_PARAMETERS, byte for byte (portable: every build).
+composite_unit_test(test_ncm_ntb SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_ncm_ntb.c)
