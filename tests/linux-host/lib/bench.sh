@@ -37,6 +37,13 @@ b_cpu_share() {
         printf " (user %.0f%%, system %.0f%%)", pu, ps }'
 }
 
+# b_cpu_idle BEFORE AFTER: the guest's idle share between two b_cpu_now
+# readings, whole percent.
+b_cpu_idle() {
+    echo "$1 $2" | awk '{ b = $5 - $1; i = $6 - $2
+        printf "%.0f", (b + i > 0) ? 100 * i / (b + i) : 0 }'
+}
+
 # b_results OUT: host side, after the guest: the guest's /host/results.txt
 # (the work folder's) copied to OUT (LH_BENCH_OUT, when set) and printed.
 b_results() {
