@@ -27,6 +27,7 @@
 # LH_WORKDIR, LH_CACHE as for the tests.
 LH_LIB=${LH_LIB:-$(cd "$(dirname "$0")/../../tests/linux-host/lib" && pwd)}
 . "$LH_LIB/common.sh"
+. "$LH_LIB/bench.sh"
 
 host_main() {
     h_init bench
@@ -38,10 +39,7 @@ host_main() {
         lh_log "LH_MASS_STORAGE not set: (a) ours is left out"
         h_guest 1800 none "$_reps"
     fi
-    [ -s "$LH_WORK/results.txt" ] || lh_fail "the guest wrote no results"
-    [ "$_out" = "$LH_WORK/results.txt" ] || cp "$LH_WORK/results.txt" "$_out"
-    echo
-    cat "$LH_WORK/results.txt"
+    b_results "$_out"
 }
 
 # ---- guest half -------------------------------------------------------------
@@ -51,31 +49,6 @@ host_main() {
 rate_of() {
     awk '/bytes .* copied/ { b = $1; s = $(NF - 3); sub(",", "", s) }
          END { if (s > 0) printf "%.2f", b / s / 1e6; else print "?" }' "$1"
-}
-
-# best A B: the larger of two rates.
-best() { awk -v a="$1" -v b="$2" 'BEGIN { print (a == "" || b + 0 > a + 0) ? b : a }'; }
-
-# lowest A B: the smaller of two times.
-lowest() { awk -v a="$1" -v b="$2" 'BEGIN { print (a == "" || b + 0 < a + 0) ? b : a }'; }
-
-# cpu_now PID: "busy idle user sys" clock ticks so far: the guest's busy
-# and idle time (/proc/stat) and the user and system time of process PID
-# (0 0 without one).
-cpu_now() {
-    _p="0 0"
-    [ -z "$1" ] || _p=$(awk '{ print $14, $15 }' "/proc/$1/stat" 2>/dev/null || echo 0 0)
-    awk -v p="$_p" '/^cpu / { print $2 + $3 + $4 + $7 + $8, $5 + $6, p }' /proc/stat
-}
-
-# cpu_share BEFORE AFTER: "guest idle I%, gadget G% of busy (user U%,
-# system S%)" between two cpu_now readings.
-cpu_share() {
-    echo "$1 $2" | awk '{ b = $5 - $1; i = $6 - $2; u = $7 - $3; s = $8 - $4
-        gi = (b + i > 0) ? 100 * i / (b + i) : 0
-        pu = (b > 0) ? 100 * u / b : 0; ps = (b > 0) ? 100 * s / b : 0
-        printf "guest idle %.0f%%, gadget process %.0f%% of the busy time", gi, pu + ps
-        printf " (user %.0f%%, system %.0f%%)", pu, ps }'
 }
 
 # dd_sda write|read MIB: MIB MiB of O_DIRECT I/O on /dev/sda in 1 MiB
@@ -120,17 +93,17 @@ measure() {
     [ "$(g_sectors sda)" = 131072 ] || lh_fail "$1: sda is not 64 MiB"
     _pid=
     [ "$PROVIDER" != ours ] || _pid=$OURS_PID
-    _c0=$(cpu_now "$_pid")
+    _c0=$(b_cpu_now "$_pid")
     dd_sda write 64 || { cat "$GW/dd.log"; lh_fail "$1: write"; }
     _w=$(rate_of "$GW/dd.log")
-    _c1=$(cpu_now "$_pid")
+    _c1=$(b_cpu_now "$_pid")
     dd_sda read 64 || { cat "$GW/dd.log"; lh_fail "$1: read"; }
     _r=$(rate_of "$GW/dd.log")
-    _c2=$(cpu_now "$_pid")
+    _c2=$(b_cpu_now "$_pid")
     lh_log "$1: write $_w MB/s, read $_r MB/s, enumeration $_e s"
-    lh_log "$1: write: $(cpu_share "$_c0" "$_c1"); read: $(cpu_share "$_c1" "$_c2")"
-    eval "W_$1=\$(best \"\$W_$1\" \"\$_w\") R_$1=\$(best \"\$R_$1\" \"\$_r\")"
-    eval "E_$1=\$(lowest \"\$E_$1\" \"\$_e\")"
+    lh_log "$1: write: $(b_cpu_share "$_c0" "$_c1"); read: $(b_cpu_share "$_c1" "$_c2")"
+    eval "W_$1=\$(b_best \"\$W_$1\" \"\$_w\") R_$1=\$(b_best \"\$R_$1\" \"\$_r\")"
+    eval "E_$1=\$(b_lowest \"\$E_$1\" \"\$_e\")"
     g_detach
     g_gadget_stop
 }
@@ -141,10 +114,8 @@ row() { printf '%-28s %12s %12s %16s\n' "$@"; }
 # ratios LABEL A B: the write, read and enumeration ratios of providers A/B.
 ratios() {
     eval "_aw=\$W_$2 _ar=\$R_$2 _ae=\$E_$2 _bw=\$W_$3 _br=\$R_$3 _be=\$E_$3"
-    row "$1" "$(ratio "$_aw" "$_bw")" "$(ratio "$_ar" "$_br")" "$(ratio "$_ae" "$_be")"
+    row "$1" "$(b_ratio "$_aw" "$_bw")" "$(b_ratio "$_ar" "$_br")" "$(b_ratio "$_ae" "$_be")"
 }
-
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a != "") printf "%.3f", a / b; else print "-" }'; }
 
 guest_main() {
     REPS=$2

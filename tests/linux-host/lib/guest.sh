@@ -91,10 +91,36 @@ g_host_modules() {
         nls_iso8859-1 vfat isofs
 }
 
+# g_configfs [MODULE...]: configfs mounted, libcomposite and the function
+# modules MODULE (default usb_f_mass_storage) loaded.
 g_configfs() {
-    g_mod configfs libcomposite usb_f_mass_storage
+    [ $# -gt 0 ] || set -- usb_f_mass_storage
+    g_mod configfs libcomposite "$@"
     grep -q " $CFS configfs" /proc/mounts || mount -t configfs none "$CFS" ||
         lh_fail "mount configfs"
+}
+
+# g_kgadget_new VID PID PRODUCT MODULE: an empty configfs gadget $KGADGET
+# (high speed, strings, configuration c.1) with MODULE, the function's
+# kernel module, loaded; the caller adds the function.
+g_kgadget_new() {
+    g_configfs "$4"
+    mkdir "$KGADGET" || lh_fail "mkdir $KGADGET"
+    echo "$1" >"$KGADGET/idVendor"
+    echo "$2" >"$KGADGET/idProduct"
+    echo 0x0200 >"$KGADGET/bcdUSB"
+    mkdir "$KGADGET/strings/0x409"
+    echo "linux-host reference" >"$KGADGET/strings/0x409/manufacturer"
+    echo "$3" >"$KGADGET/strings/0x409/product"
+    echo "0123456789ab" >"$KGADGET/strings/0x409/serialnumber"
+    mkdir "$KGADGET/configs/c.1" "$KGADGET/configs/c.1/strings/0x409"
+    echo "$3" >"$KGADGET/configs/c.1/strings/0x409/configuration"
+    echo 100 >"$KGADGET/configs/c.1/MaxPower"
+}
+
+# g_kgadget_link FUNC: the configfs function FUNC (e.g. acm.usb0) in c.1.
+g_kgadget_link() {
+    ln -s "$KGADGET/functions/$1" "$KGADGET/configs/c.1/" || lh_fail "link $1"
 }
 
 # g_list_nth LIST N: the Nth (0-based) item of a comma-separated LIST, or
@@ -123,18 +149,7 @@ g_kmsf_create() {
     if [ -z "$_luns" ]; then
         _luns=$(echo "$_files" | awk -F, '{ print (NF > 0 ? NF : 1) }')
     fi
-    g_configfs
-    mkdir "$KGADGET" || lh_fail "mkdir $KGADGET"
-    echo 0x0525 >"$KGADGET/idVendor"
-    echo 0xa4a5 >"$KGADGET/idProduct"
-    echo 0x0200 >"$KGADGET/bcdUSB"
-    mkdir "$KGADGET/strings/0x409"
-    echo "linux-host reference" >"$KGADGET/strings/0x409/manufacturer"
-    echo "kernel mass storage" >"$KGADGET/strings/0x409/product"
-    echo "0123456789ab" >"$KGADGET/strings/0x409/serialnumber"
-    mkdir "$KGADGET/configs/c.1" "$KGADGET/configs/c.1/strings/0x409"
-    echo "mass storage" >"$KGADGET/configs/c.1/strings/0x409/configuration"
-    echo 100 >"$KGADGET/configs/c.1/MaxPower"
+    g_kgadget_new 0x0525 0xa4a5 "kernel mass storage" usb_f_mass_storage
     _f=$KGADGET/functions/mass_storage.0
     mkdir "$_f" || lh_fail "mkdir $_f"
     [ -n "$_stall" ] && echo "$_stall" >"$_f/stall"
@@ -153,7 +168,40 @@ g_kmsf_create() {
         fi
         _i=$((_i + 1))
     done
-    ln -s "$_f" "$KGADGET/configs/c.1/" || lh_fail "link mass_storage.0"
+    g_kgadget_link mass_storage.0
+}
+
+# g_kacm_create: the kernel's CDC ACM function (usb_f_acm, g_serial's
+# 0525:a4a7) in configfs, not bound yet; KACM_TTY is its gadget-side tty
+# (/dev/ttyGS<port_num>).
+g_kacm_create() {
+    g_kgadget_new 0x0525 0xa4a7 "kernel CDC ACM" usb_f_acm
+    mkdir "$KGADGET/functions/acm.usb0" || lh_fail "mkdir acm.usb0"
+    KACM_TTY=/dev/ttyGS$(cat "$KGADGET/functions/acm.usb0/port_num")
+    g_kgadget_link acm.usb0
+}
+
+# The HID specification's boot keyboard report descriptor (HID 1.11,
+# appendix B.1), as src/functions/hid's hid_boot_keyboard_report_desc.
+G_BOOT_KEYBOARD_DESC="05 01 09 06 a1 01 05 07 19 e0 29 e7 15 00 25 01 75 01
+    95 08 81 02 95 01 75 08 81 03 95 05 75 01 05 08 19 01 29 05 91 02 95 01
+    75 03 91 03 95 06 75 08 15 00 25 65 05 07 19 00 29 65 81 00 c0"
+
+# g_khid_create: the kernel's HID function (usb_f_hid, g_hid's 0525:a4ac)
+# as a boot keyboard (subclass 1, protocol 1, 8-byte reports) in configfs,
+# not bound yet; its gadget side is /dev/hidg0 once bound.
+g_khid_create() {
+    g_kgadget_new 0x0525 0xa4ac "kernel HID keyboard" usb_f_hid
+    _f=$KGADGET/functions/hid.usb0
+    mkdir "$_f" || lh_fail "mkdir hid.usb0"
+    echo 1 >"$_f/subclass"
+    echo 1 >"$_f/protocol"
+    echo 8 >"$_f/report_length"
+    # One write of the binary descriptor (octal escapes for printf).
+    # shellcheck disable=SC2059
+    printf "$(for _x in $G_BOOT_KEYBOARD_DESC; do printf '\\%03o' "0x$_x"; done)" \
+        >"$_f/report_desc" || lh_fail "hid.usb0 report_desc"
+    g_kgadget_link hid.usb0
 }
 
 g_kgadget_bind() { echo "$1" >"$KGADGET/UDC" || lh_fail "bind gadget to $1"; }
@@ -266,17 +314,28 @@ g_gadget_start() {
         # removable=1 as the article's host log shows a removable disk.
         g_ours_start g_my_mass_storage removable=1 "$@"
         BUSID=1-1 ;;
-    vudc)
+    vudc|dummy|dummy_ss)
         g_kmsf_create "$@"
+        g_kgadget_connect "$PROVIDER" ;;
+    *) lh_fail "unknown provider $PROVIDER" ;;
+    esac
+}
+
+# g_kgadget_connect vudc|dummy|dummy_ss: make the configfs gadget reachable
+# for g_attach: vudc binds it to usbip-vudc.0 and serves it with usbipd
+# (BUSID usbip-vudc.0); dummy loads dummy_hcd (high speed, or SuperSpeed
+# for dummy_ss) and leaves BUSID empty (g_attach binds dummy_udc.0).
+g_kgadget_connect() {
+    case "$1" in
+    vudc)
         g_mod usbip-vudc
         g_kgadget_bind usbip-vudc.0
         g_usbipd_device
         BUSID=usbip-vudc.0 ;;
     dummy|dummy_ss)
-        g_kmsf_create "$@"
-        g_dummy_hcd "$([ "$PROVIDER" = dummy_ss ] && echo Y || echo N)"
+        g_dummy_hcd "$([ "$1" = dummy_ss ] && echo Y || echo N)"
         BUSID= ;;
-    *) lh_fail "unknown provider $PROVIDER" ;;
+    *) lh_fail "g_kgadget_connect: unknown provider $1" ;;
     esac
 }
 
