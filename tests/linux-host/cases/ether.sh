@@ -42,21 +42,6 @@ g_host_if() {
     return 1
 }
 
-# g_kecm_create: the kernel's f_ecm in configfs, 0525:a4a1 as g_ether.
-g_kecm_create() {
-    g_mod configfs libcomposite usb_f_ecm
-    grep -q " $CFS configfs" /proc/mounts || mount -t configfs none "$CFS" ||
-        lh_fail "mount configfs"
-    mkdir "$KGADGET" || lh_fail "mkdir $KGADGET"
-    echo 0x0525 >"$KGADGET/idVendor"
-    echo 0xa4a1 >"$KGADGET/idProduct"
-    mkdir "$KGADGET/strings/0x409" "$KGADGET/configs/c.1" "$KGADGET/configs/c.1/strings/0x409"
-    echo "kernel ecm" >"$KGADGET/strings/0x409/product"
-    echo "CDC Ethernet (ECM)" >"$KGADGET/configs/c.1/strings/0x409/configuration"
-    mkdir "$KGADGET/functions/ecm.usb0" || lh_fail "mkdir ecm.usb0"
-    ln -s "$KGADGET/functions/ecm.usb0" "$KGADGET/configs/c.1/" || lh_fail "link ecm.usb0"
-}
-
 g_start() {
     case "$PROVIDER" in
     ours)
@@ -65,11 +50,8 @@ g_start() {
         BUSID=1-1 ;;
     vudc)
         g_kecm_create
-        g_mod usbip-vudc
-        g_kgadget_bind usbip-vudc.0
-        GADGET_IF=$(cat "$KGADGET/functions/ecm.usb0/ifname")
-        g_usbipd_device
-        BUSID=usbip-vudc.0 ;;
+        g_kgadget_connect vudc
+        GADGET_IF=$(cat "$KGADGET/functions/ecm.usb0/ifname") ;;
     *) lh_fail "unknown provider $PROVIDER" ;;
     esac
     [ -e "/sys/class/net/$GADGET_IF" ] || lh_fail "no gadget-side interface $GADGET_IF"

@@ -204,6 +204,14 @@ g_khid_create() {
     g_kgadget_link hid.usb0
 }
 
+# g_kecm_create: the kernel's CDC ECM function (usb_f_ecm, g_ether's
+# 0525:a4a1) in configfs; its gadget-side interface is named at bind.
+g_kecm_create() {
+    g_kgadget_new 0x0525 0xa4a1 "kernel CDC ECM" usb_f_ecm
+    mkdir "$KGADGET/functions/ecm.usb0" || lh_fail "mkdir ecm.usb0"
+    g_kgadget_link ecm.usb0
+}
+
 g_kgadget_bind() { echo "$1" >"$KGADGET/UDC" || lh_fail "bind gadget to $1"; }
 g_kgadget_unbind() {
     [ -n "$(cat "$KGADGET/UDC" 2>/dev/null)" ] || return 0
