@@ -116,7 +116,7 @@ static int set_attr(const char *attr, const char *value)
 
 static int make_instance(void)
 {
-	struct f_ecm_opts *o;
+	struct usb_net_opts *o;
 	char q[16];
 	int status;
 
@@ -133,7 +133,7 @@ static int make_instance(void)
 		status = set_attr("qmult", q);
 	if (status < 0)
 		return status;
-	o = f_ecm_opts_from_instance(fi_ecm);
+	o = usb_net_opts_from_instance(fi_ecm);
 	status = net_tap_create(&tap, o->ifname, o->dev_addr, &o->ops, &o->ctx);
 	if (status < 0)
 		fprintf(stderr, "ether: TAP interface %s: %s\n", o->ifname, usb_strerror(status));
@@ -159,7 +159,7 @@ static void eth_unregister(void)
 
 static int __init eth_init(void)
 {
-	struct f_ecm_opts *o;
+	struct usb_net_opts *o;
 	char dev[18], host[18];
 	int status = make_instance();
 
@@ -172,7 +172,7 @@ static int __init eth_init(void)
 		put_all();
 		return status;
 	}
-	o = f_ecm_opts_from_instance(fi_ecm);
+	o = usb_net_opts_from_instance(fi_ecm);
 	usb_net_format_addr(o->dev_addr, dev);
 	usb_net_format_addr(o->host_addr, host);
 	printf("ether: interface %s, gadget %s, host %s\n", net_tap_name(tap), dev, host);

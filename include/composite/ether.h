@@ -35,6 +35,7 @@ extern "C" {
 #define USB_NET_FRAME_MAX	(USB_NET_HLEN + USB_NET_MTU)	/* wMaxSegmentSize */
 #define USB_NET_IFNAMSIZ	16	/* Linux's IFNAMSIZ, NUL included */
 #define USB_NET_QMULT_DEFAULT	5	/* Linux's qmult: requests at high speed and above */
+#define USB_NET_QMULT_MAX	100
 
 /**
  * struct usb_net_ops - what the gadget side hears of the host. All
@@ -58,17 +59,18 @@ struct usb_net_ops {
 };
 
 /**
- * struct f_ecm_opts - options of one ECM function (Linux's f_ecm_opts).
+ * struct usb_net_opts - options of one network function (Linux's f_ecm_opts
+ *	and f_ncm_opts, which have the same fields).
  * @dev_addr: the gadget side's MAC address (the TAP interface's).
  * @host_addr: the host side's MAC address, sent as the iMACAddress string
  *	(the host's interface takes it).
  * @ifname: the TAP bridge's interface name, a template with "%d" or a
  *	name ("usb%d" by default, as Linux).
  * @qmult: requests per direction at high speed and above are 2 * @qmult
- *	(2 at full speed), 1..100.
+ *	(2 at full speed), 1..USB_NET_QMULT_MAX.
  * @ops, @ctx: the callbacks (borrowed; may be NULL).
  */
-struct f_ecm_opts {
+struct usb_net_opts {
 	uint8_t dev_addr[USB_NET_ALEN];
 	uint8_t host_addr[USB_NET_ALEN];
 	char ifname[USB_NET_IFNAMSIZ];
@@ -79,18 +81,18 @@ struct f_ecm_opts {
 
 /* Defaults: random, locally administered unicast addresses (different
  * for dev and host), ifname "usb%d", qmult USB_NET_QMULT_DEFAULT. */
-void f_ecm_opts_init(struct f_ecm_opts *opts);
+void usb_net_opts_init(struct usb_net_opts *opts);
 
 /* Return: 0 if @opts is usable, else -USB_EINVAL (qmult out of range, a
  * multicast or all-zero address, equal addresses, an empty ifname). */
-int f_ecm_opts_check(const struct f_ecm_opts *opts);
+int usb_net_opts_check(const struct usb_net_opts *opts);
 
 /**
  * ecm_alloc() - a new ECM function for usb_add_function().
  * Return: 0 and *@out (freed by the core after unbind, or ecm_free() if
  * never added); -USB_EINVAL; -USB_ENOMEM.
  */
-int ecm_alloc(const struct f_ecm_opts *opts, struct usb_function **out);
+int ecm_alloc(const struct usb_net_opts *opts, struct usb_function **out);
 
 /* Free a function from ecm_alloc() that was never added. */
 void ecm_free(struct usb_function *f);
@@ -104,7 +106,7 @@ bool ecm_is(const struct usb_function *f);
  * instance. Attributes: dev_addr, host_addr (xx:xx:xx:xx:xx:xx), ifname,
  * qmult, as Linux's configfs.
  */
-struct f_ecm_opts *f_ecm_opts_from_instance(struct usb_function_instance *fi);
+struct usb_net_opts *usb_net_opts_from_instance(struct usb_function_instance *fi);
 
 /**
  * usb_net_send() - queue one frame for the host.

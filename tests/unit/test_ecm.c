@@ -60,7 +60,7 @@ static void ev_writable(struct usb_function *f, void *ctx)
 
 static const struct usb_net_ops ev_ops = { .rx = ev_rx, .link = ev_link, .writable = ev_writable };
 
-static struct f_ecm_opts opts;
+static struct usb_net_opts opts;
 static struct usb_function *f_ecm;
 
 static int cfg_bind(struct usb_configuration *c)
@@ -104,7 +104,7 @@ static int setup(void **state)
 
 	(void)state;
 	memset(&ev, 0, sizeof(ev));
-	f_ecm_opts_init(&opts);
+	usb_net_opts_init(&opts);
 	memcpy(opts.host_addr, host_mac, 6);
 	memcpy(opts.dev_addr, dev_mac, 6);
 	opts.ops = &ev_ops;
@@ -348,13 +348,13 @@ static void test_registry(void **state)
 	(void)state;
 	assert_false(usb_is_err(fi));
 	assert_false(usb_is_err(fi2));
-	assert_non_null(f_ecm_opts_from_instance(fi));
+	assert_non_null(usb_net_opts_from_instance(fi));
 	/* Random, locally administered, unicast, different per instance. */
 	assert_true(usb_function_instance_show(fi, "dev_addr", a, sizeof(a)) > 0);
 	assert_true(usb_function_instance_show(fi2, "dev_addr", b, sizeof(b)) > 0);
 	assert_string_not_equal(a, b);
 	assert_int_equal(strlen(a), 18);
-	assert_int_equal(f_ecm_opts_from_instance(fi)->dev_addr[0] & 3, 2);
+	assert_int_equal(usb_net_opts_from_instance(fi)->dev_addr[0] & 3, 2);
 	/* Stable: read again, the same. */
 	assert_true(usb_function_instance_show(fi, "dev_addr", b, sizeof(b)) > 0);
 	assert_string_equal(a, b);

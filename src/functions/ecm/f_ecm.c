@@ -18,13 +18,10 @@
 #include "composite/ether.h"
 #include "functions/common/bulk_pair.h"
 #include "functions/common/fn_request.h"
-#include "functions/net/net_addr.h"
 #include "functions/net/net_port.h"
 
 #define DH(d) ((struct usb_descriptor_header *)(void *)(d))
 
-#define ECM_QMULT_MAX 100
-#define ECM_REQS_MAX (2 * ECM_QMULT_MAX)
 /* OUT requests take a whole frame and the byte usbnet pads a frame of a
  * packet multiple with; more than a frame is dropped as too long. */
 #define ECM_RX_LEN (USB_NET_FRAME_MAX + 64)
@@ -37,7 +34,7 @@ enum { NOTIFY_CONNECT = 1, NOTIFY_SPEED = 2 };
 
 struct f_ecm {
 	struct usb_function function;
-	struct f_ecm_opts opts;
+	struct usb_net_opts opts;
 	struct net_port port;
 	uint8_t ctrl_id, data_id, data_alt;
 	char ethaddr[2 * USB_NET_ALEN + 1];	/* the host's address, the iMACAddress string */
@@ -71,29 +68,6 @@ static struct f_ecm *func_to_ecm(struct usb_function *f)
 static struct f_ecm *port_to_ecm(struct net_port *p)
 {
 	return usb_container_of(p, struct f_ecm, port);
-}
-
-/* ---- options ----------------------------------------------------------------- */
-
-void f_ecm_opts_init(struct f_ecm_opts *o)
-{
-	memset(o, 0, sizeof(*o));
-	net_random_addr(o->dev_addr);
-	do
-		net_random_addr(o->host_addr);
-	while (memcmp(o->host_addr, o->dev_addr, USB_NET_ALEN) == 0);
-	strcpy(o->ifname, "usb%d");
-	o->qmult = USB_NET_QMULT_DEFAULT;
-}
-
-int f_ecm_opts_check(const struct f_ecm_opts *o)
-{
-	if (!o || o->qmult < 1 || o->qmult > ECM_QMULT_MAX || !net_addr_usable(o->dev_addr) ||
-	    !net_addr_usable(o->host_addr) ||
-	    memcmp(o->dev_addr, o->host_addr, USB_NET_ALEN) == 0 || !o->ifname[0] ||
-	    !memchr(o->ifname, '\0', sizeof(o->ifname)))
-		return -USB_EINVAL;
-	return 0;
 }
 
 /* ---- descriptors ------------------------------------------------------------- */
@@ -556,7 +530,7 @@ static void ecm_free_func(struct usb_function *f)
 	free(ecm);
 }
 
-int ecm_alloc(const struct f_ecm_opts *opts, struct usb_function **out)
+int ecm_alloc(const struct usb_net_opts *opts, struct usb_function **out)
 {
 	struct f_ecm *ecm;
 	int ret;
@@ -564,7 +538,7 @@ int ecm_alloc(const struct f_ecm_opts *opts, struct usb_function **out)
 	if (!out)
 		return -USB_EINVAL;
 	*out = NULL;
-	ret = f_ecm_opts_check(opts);
+	ret = usb_net_opts_check(opts);
 	if (ret)
 		return ret;
 	ecm = calloc(1, sizeof(*ecm));

@@ -13,6 +13,6 @@ extern const struct usb_function_driver fn_driver_sourcesink;	/* sourcesink/ss_i
 extern const struct usb_function_driver fn_driver_loopback;	/* loopback/lb_instance.c */
 extern const struct usb_function_driver fn_driver_acm;		/* acm/acm_instance.c */
 extern const struct usb_function_driver fn_driver_hid;		/* hid/hid_instance.c */
-extern const struct usb_function_driver fn_driver_ecm;		/* ecm/ecm_instance.c */
+extern const struct usb_function_driver fn_driver_ecm;		/* net/net_instance.c */
 
 #endif

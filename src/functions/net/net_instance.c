@@ -1,9 +1,10 @@
 /*
- * ecm_instance.c - ECM in the function registry ("ecm", as Linux's
- * configfs): a plain instance holding a struct f_ecm_opts, its addresses
- * random and fixed for the instance's life unless set; attributes
- * dev_addr, host_addr, ifname, qmult (stores refused with -USB_EBUSY
- * while a function made of it lives, as Linux's). Portable C11.
+ * net_instance.c - the network functions in the function registry
+ * ("ecm" and "ncm", as Linux's configfs): plain instances holding a
+ * struct usb_net_opts, their addresses random and fixed for the
+ * instance's life unless set; attributes dev_addr, host_addr, ifname,
+ * qmult (stores refused with -USB_EBUSY while a function made of it
+ * lives, as Linux's). Portable C11.
  */
 #include <stdio.h>
 #include <string.h>
@@ -12,17 +13,17 @@
 #include "../common/fn_instance.h"
 #include "../registry/builtin.h"
 
-static struct f_ecm_opts *ecm_opts(struct usb_function_instance *fi)
+static struct usb_net_opts *net_opts(struct usb_function_instance *fi)
 {
 	return fn_instance_of(fi)->opts;
 }
 
-static int ecm_check(const struct f_ecm_opts *o)
+static int net_check(const struct usb_net_opts *o)
 {
-	return f_ecm_opts_check(o);
+	return usb_net_opts_check(o);
 }
 
-FN_UINT_ATTR(ecm, struct f_ecm_opts, qmult)
+FN_UINT_ATTR(net, struct usb_net_opts, qmult)
 
 static int addr_show(const uint8_t *a, char *buf, size_t size)
 {
@@ -35,23 +36,23 @@ static int addr_show(const uint8_t *a, char *buf, size_t size)
 /* Store into a copy, check the whole, then keep it. */
 static int addr_store(struct usb_function_instance *fi, const char *value, bool dev)
 {
-	struct f_ecm_opts copy = *ecm_opts(fi);
+	struct usb_net_opts copy = *net_opts(fi);
 	int rc;
 
 	if (fn_instance_of(fi)->refcnt)
 		return -USB_EBUSY;
 	rc = usb_net_parse_addr(value, dev ? copy.dev_addr : copy.host_addr);
 	if (rc == 0)
-		rc = ecm_check(&copy);
+		rc = net_check(&copy);
 	if (rc == 0)
-		*ecm_opts(fi) = copy;
+		*net_opts(fi) = copy;
 	return rc;
 }
 
 static int dev_addr_show(struct usb_function_instance *fi, unsigned index, char *buf, size_t size)
 {
 	(void)index;
-	return addr_show(ecm_opts(fi)->dev_addr, buf, size);
+	return addr_show(net_opts(fi)->dev_addr, buf, size);
 }
 
 static int dev_addr_store(struct usb_function_instance *fi, unsigned index, const char *value)
@@ -63,7 +64,7 @@ static int dev_addr_store(struct usb_function_instance *fi, unsigned index, cons
 static int host_addr_show(struct usb_function_instance *fi, unsigned index, char *buf, size_t size)
 {
 	(void)index;
-	return addr_show(ecm_opts(fi)->host_addr, buf, size);
+	return addr_show(net_opts(fi)->host_addr, buf, size);
 }
 
 static int host_addr_store(struct usb_function_instance *fi, unsigned index, const char *value)
@@ -75,12 +76,12 @@ static int host_addr_store(struct usb_function_instance *fi, unsigned index, con
 static int ifname_show(struct usb_function_instance *fi, unsigned index, char *buf, size_t size)
 {
 	(void)index;
-	return snprintf(buf, size, "%s\n", ecm_opts(fi)->ifname);
+	return snprintf(buf, size, "%s\n", net_opts(fi)->ifname);
 }
 
 static int ifname_store(struct usb_function_instance *fi, unsigned index, const char *value)
 {
-	struct f_ecm_opts *o = ecm_opts(fi);
+	struct usb_net_opts *o = net_opts(fi);
 	size_t n = strlen(value);
 
 	(void)index;
@@ -95,17 +96,17 @@ static int ifname_store(struct usb_function_instance *fi, unsigned index, const 
 	return 0;
 }
 
-static const struct usb_function_attribute ecm_attrs[] = {
+static const struct usb_function_attribute net_attrs[] = {
 	{ "dev_addr", dev_addr_show, dev_addr_store },
 	{ "host_addr", host_addr_show, host_addr_store },
 	{ "ifname", ifname_show, ifname_store },
-	FN_ATTR_RW(ecm, qmult),
+	FN_ATTR_RW(net, qmult),
 	{ NULL, NULL, NULL }
 };
 
-static void ecm_init(void *opts)
+static void net_init(void *opts)
 {
-	f_ecm_opts_init(opts);
+	usb_net_opts_init(opts);
 }
 
 static int ecm_alloc_plain(const void *opts, struct usb_function **out)
@@ -114,11 +115,11 @@ static int ecm_alloc_plain(const void *opts, struct usb_function **out)
 }
 
 static const struct fn_plain_ops ecm_plain = {
-	.opts_size = sizeof(struct f_ecm_opts),
-	.init = ecm_init,
+	.opts_size = sizeof(struct usb_net_opts),
+	.init = net_init,
 	.alloc = ecm_alloc_plain,
 	.free = ecm_free,
-	.attrs = ecm_attrs,
+	.attrs = net_attrs,
 };
 
 static struct usb_function_instance *ecm_alloc_inst(void)
@@ -126,9 +127,9 @@ static struct usb_function_instance *ecm_alloc_inst(void)
 	return fn_plain_alloc_inst(&ecm_plain);
 }
 
-struct f_ecm_opts *f_ecm_opts_from_instance(struct usb_function_instance *fi)
+struct usb_net_opts *usb_net_opts_from_instance(struct usb_function_instance *fi)
 {
-	return fi && !usb_is_err(fi) && fi->fd == &fn_driver_ecm ? ecm_opts(fi) : NULL;
+	return fi && !usb_is_err(fi) && fi->fd == &fn_driver_ecm ? net_opts(fi) : NULL;
 }
 
 const struct usb_function_driver fn_driver_ecm = {
