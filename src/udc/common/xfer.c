@@ -470,6 +470,7 @@ static bool iso_run(struct udcx_ep *ep, struct udcx_urb *u, int *status,
 
 static void pace_hold(struct udcx_ep *ep)
 {
+	ep->pace_waited = true;
 	if (!ep->pace_held) {
 		list_add_tail(&ep->pace_node, &ep->pacer->held);
 		ep->pace_held = true;
@@ -478,6 +479,7 @@ static void pace_hold(struct udcx_ep *ep)
 
 static void pace_release(struct udcx_ep *ep)
 {
+	ep->pace_waited = false;
 	if (ep->pace_held) {
 		list_del_init(&ep->pace_node);
 		ep->pace_held = false;
@@ -494,17 +496,23 @@ static void pace_settle(struct udcx_ep *ep)
 		pace_release(ep);
 }
 
-/* A transaction was served at @now, in the slot due at ep->pace_next (or
- * the first one): the next slot is one interval on, from that slot while
- * the endpoint keeps busy, so that lateness in serving does not add up,
- * or from @now when it was idle longer than an interval. */
+/*
+ * A transaction was served at @now. Its slot: the one it waited for, if
+ * it waited (the backend's wakeup is late by its timer's slack: that
+ * must not add up over the slots), unless it was served more than an
+ * interval late (slots missed are not made up in a burst); else, its
+ * data having come after the slot had passed (idle longer than an
+ * interval since the last one), @now. The next slot is one interval on.
+ */
 static void pace_served(struct udcx_ep *ep, uint64_t now)
 {
-	if (ep->pace_started && now - ep->pace_next < ep->pace_interval)
-		ep->pace_next += ep->pace_interval;
-	else
-		ep->pace_next = now + ep->pace_interval;
+	uint64_t slot = now;
+
+	if (ep->pace_waited && now - ep->pace_next < ep->pace_interval)
+		slot = ep->pace_next;
+	ep->pace_next = slot + ep->pace_interval;
 	ep->pace_started = true;
+	ep->pace_waited = false;
 }
 
 /* ep_run() of a paced endpoint: one transaction per service interval. */
