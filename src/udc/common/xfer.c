@@ -131,6 +131,8 @@ static size_t budget_run(struct udcx_ep *ep, size_t run, size_t mp)
  * still carry (unpaced: pace_left is SIZE_MAX, nothing is cut). */
 static size_t pace_cap(const struct udcx_ep *ep, size_t run, size_t mp)
 {
+	if (!ep->pacer)
+		return run;	/* bulk: not even a division */
 	return run / mp > ep->pace_left ? ep->pace_left * mp : run;
 }
 
