@@ -825,8 +825,9 @@ static void serve_urbs(struct usbip__conn *c)
 		};
 		bool buffered = !holding && c->rxb_off < c->rxb_len;
 		bool kicked = atomic_exchange(&c->kicked, false);
-		/* The next slot of a paced interrupt endpoint (-1: none). */
-		long long timeout = usbip__dev_pace_wait(c->dev);
+		/* Paced interrupt endpoints: their slots that have come, and
+		 * the time until the next one (-1: none). */
+		long long timeout = usbip__dev_pace(c->dev);
 
 		if (atomic_load(&c->killed))
 			break;
@@ -849,7 +850,6 @@ static void serve_urbs(struct usbip__conn *c)
 		if (buffered || holding || (kicked && !c->rx_empty) ||
 		    (p[0].revents & (POLLIN | POLLHUP | POLLERR)))
 			rc = rx_some(c);
-		usbip__dev_pace_run(c->dev);	/* slots that have come */
 		if (rc == 0)
 			rc = answer_done(c);
 		if (rc == 0)

@@ -230,13 +230,12 @@ bool usbip__urb_unlink(struct usbip__dev *dev, struct usbip__urb *urb);
 /* Run ep0 and give back what finished; finished URBs of the host are moved
  * to @done_urbs (struct usbip__urb through x.node). No lock held. */
 void usbip__dev_process(struct usbip__dev *dev, struct list_head *done_urbs);
-/* Pacing, in the connection thread: the time until the next service
- * interval a held interrupt endpoint waits for (ns; 0: now; -1: none),
- * which the thread may sleep until; and running those whose slot has come
- * (what they finish lands in dev->done). Cheap without interrupt
- * endpoints. */
-long long usbip__dev_pace_wait(struct usbip__dev *dev);
-void usbip__dev_pace_run(struct usbip__dev *dev);
+/* Pacing, in the connection thread: run the interrupt endpoints whose
+ * service interval has come (what they finish lands in dev->done) and
+ * return how long the thread may sleep before the next one (ns; 0: not
+ * at all, there is something to answer or due; -1: no slot awaited).
+ * One atomic load without interrupt endpoints. */
+long long usbip__dev_pace(struct usbip__dev *dev);
 /* Is @num/@dir_in an isochronous endpoint right now? */
 bool usbip__dev_ep_is_iso(struct usbip__dev *dev, unsigned num, bool dir_in);
 

@@ -442,7 +442,7 @@ bool usbip__dev_ep_is_iso(struct usbip__dev *dev, unsigned num, bool dir_in)
 
 /* ---- the event side (connection thread) -------------------------------- */
 
-long long usbip__dev_pace_wait(struct usbip__dev *dev)
+long long usbip__dev_pace(struct usbip__dev *dev)
 {
 	long long wait = -1;
 	uint64_t due, now;
@@ -450,24 +450,18 @@ long long usbip__dev_pace_wait(struct usbip__dev *dev)
 	if (!atomic_load_explicit(&dev->n_paced, memory_order_relaxed))
 		return -1;
 	pthread_mutex_lock(&dev->lock);
+	if (udcx__pacer_run(&dev->pacer, &dev->done) > 0 && !udcx__done_empty(&dev->done))
+		wait = 0;	/* answer what the slots finished first */
 	if (udcx__pacer_next(&dev->pacer, &due)) {
 		now = udcx__clock_monotonic.now_ns(NULL);
-		wait = due > now ? (long long)(due - now) : 0;
+		if (wait < 0)
+			wait = due > now ? (long long)(due - now) : 0;
 		dev->pace_armed = due;
 	} else {
 		dev->pace_armed = UINT64_MAX;
 	}
 	pthread_mutex_unlock(&dev->lock);
 	return wait;
-}
-
-void usbip__dev_pace_run(struct usbip__dev *dev)
-{
-	if (!atomic_load_explicit(&dev->n_paced, memory_order_relaxed))
-		return;
-	pthread_mutex_lock(&dev->lock);
-	(void)udcx__pacer_run(&dev->pacer, &dev->done);
-	pthread_mutex_unlock(&dev->lock);
 }
 
 /* Move finished host URBs onto @out; local transfers (no context) are
