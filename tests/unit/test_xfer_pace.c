@@ -3,8 +3,9 @@
  * (src/udc/common/pace.c and xfer.c): the service interval read from
  * descriptors, and the per-endpoint schedule driven by a clock the test
  * moves by hand (so nothing here depends on real time): one transaction
- * a slot, slots that do not drift, no delay for data coming after its
- * slot, multi-packet transfers over several slots, and endpoints that
+ * a slot, slots that do not drift (also when data comes a little late),
+ * no delay for data coming after its slot, a fresh start after an idle
+ * interval, multi-packet transfers over several slots, and endpoints that
  * stay unpaced (bulk, isochronous).
  */
 #include <setjmp.h>
@@ -208,13 +209,26 @@ static void test_xfer_pace_schedule(void **state)
 	at(b, t0 + 8 * MS);
 	assert_true(finished(b, 2));
 
-	/* Waiting for data past its slot: moves the moment data comes. */
+	/* Waiting for data past its slot (12 ms): moves the moment data
+	 * comes, and the grid holds (next slot 16 ms). */
 	submit(b, 3, 64);
 	b->now = t0 + 13 * MS;
 	assert_false(udcx__pacer_next(&b->pacer, &(uint64_t){ 0 }));	/* nothing to move */
 	queue(b, 3, 8);
-	assert_true(finished(b, 3));	/* 5 ms after the last: idle, at once */
-	/* ... and the schedule starts again from there. */
+	assert_true(finished(b, 3));
+	submit(b, 6, 64);
+	queue(b, 6, 8);
+	assert_true(due(b) == t0 + 16 * MS);
+	at(b, t0 + 16 * MS);
+	assert_true(finished(b, 6));
+
+	/* Idle a whole interval past its slot (20 ms): at once, and the
+	 * schedule starts again from there. */
+	submit(b, 7, 64);
+	b->now = t0 + 24 * MS + 500 * US;
+	queue(b, 7, 8);
+	assert_true(finished(b, 7));
+	t0 += 24 * MS + 500 * US - 13 * MS;	/* the cases below as from 13 ms */
 	submit(b, 4, 64);
 	queue(b, 4, 8);
 	assert_true(due(b) == t0 + 17 * MS);

@@ -472,7 +472,6 @@ static bool iso_run(struct udcx_ep *ep, struct udcx_urb *u, int *status,
 
 static void pace_hold(struct udcx_ep *ep)
 {
-	ep->pace_waited = true;
 	if (!ep->pace_held) {
 		list_add_tail(&ep->pace_node, &ep->pacer->held);
 		ep->pace_held = true;
@@ -481,7 +480,6 @@ static void pace_hold(struct udcx_ep *ep)
 
 static void pace_release(struct udcx_ep *ep)
 {
-	ep->pace_waited = false;
 	if (ep->pace_held) {
 		list_del_init(&ep->pace_node);
 		ep->pace_held = false;
@@ -499,22 +497,22 @@ static void pace_settle(struct udcx_ep *ep)
 }
 
 /*
- * A transaction was served at @now. Its slot: the one it waited for, if
- * it waited (the backend's wakeup is late by its timer's slack: that
- * must not add up over the slots), unless it was served more than an
- * interval late (slots missed are not made up in a burst); else, its
- * data having come after the slot had passed (idle longer than an
- * interval since the last one), @now. The next slot is one interval on.
+ * A transaction was served at @now, in the slot due at ep->pace_next or
+ * later. The next slot is one interval after that slot, not after @now:
+ * the backend's timer being late, or the host's transfer (or the
+ * function's data) coming a little after the slot, does not add up over
+ * the slots. Unless @now is a whole interval or more past it (the
+ * endpoint idle longer than an interval): then the schedule starts again
+ * from @now, and slots missed are not made up in a burst.
  */
 static void pace_served(struct udcx_ep *ep, uint64_t now)
 {
 	uint64_t slot = now;
 
-	if (ep->pace_waited && now - ep->pace_next < ep->pace_interval)
+	if (ep->pace_started && now - ep->pace_next < ep->pace_interval)
 		slot = ep->pace_next;
 	ep->pace_next = slot + ep->pace_interval;
 	ep->pace_started = true;
-	ep->pace_waited = false;
 }
 
 /* ep_run() of a paced endpoint: one transaction per service interval. */

@@ -226,7 +226,6 @@ struct udcx_ep {
 	uint64_t pace_next;
 	bool pace_started;		/* a transaction since pacing began */
 	bool pace_held;
-	bool pace_waited;		/* data ready before its slot came */
 	size_t pace_packets;
 	size_t pace_left;
 	struct list_head pace_node;
@@ -492,12 +491,13 @@ void udcx__urb_rx_commit(struct udcx_ep *ep, struct udcx_urb *u, size_t n,
  *   transfer bigger than that takes several intervals;
  * - a transfer waiting for data (IN: a request; OUT: a request to take
  *   it) moves at once when the data comes if its slot has come already;
- * - slots do not drift: while transfers wait for their slots, each slot
- *   is the previous one plus one interval, not the time it was served
- *   (late by the backend's timer) plus one; a transfer whose data came
- *   after its slot had passed (the endpoint idle longer than an interval)
- *   moves at once and the schedule starts again from then. A backend
- *   late by more than an interval loses the slots missed (no burst).
+ * - slots do not drift: the next slot is the previous one plus one
+ *   interval, not the time served plus one (a backend's timer late, or a
+ *   transfer or its data coming a little after its slot, does not add
+ *   up), unless the endpoint was idle longer than an interval past its
+ *   slot: then the schedule starts again from the time served, and the
+ *   slots missed are not made up in a burst. So the k-th transaction
+ *   after the schedule (re)starts comes no sooner than k intervals on.
  * While the slot has not come the transfer and its requests stay put
  * and the endpoint is held on its pacer: the backend sleeps until
  * udcx__pacer_next() and then calls udcx__pacer_run().
