@@ -7,7 +7,11 @@
  * usb_inproc_host_*() functions then plays the host: it resets the bus,
  * sends control transfers and moves bulk/interrupt/isochronous data, packet
  * by packet with a real controller's rules (short packets, zero-length
- * packets, babble, stalls; src/udc/common/xfer.h).
+ * packets, babble, stalls; src/udc/common/xfer.h). Interrupt endpoints
+ * are polled at their service interval, as a host controller would: one
+ * transaction (wMaxPacketSize x mult) per bInterval ms at full/low speed,
+ * per 2^(bInterval-1) x 125 us above, so a transfer on one may wait up
+ * to an interval (within its timeout_ms) after the previous one.
  *
  * Thread model
  * - The host thread is the gadget's event context: SETUP handling, bus

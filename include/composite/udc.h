@@ -95,6 +95,11 @@ enum usb_ep_halt_value {
  * give back (through usb_gadget_giveback_request()) before returning,
  * without holding the backend's lock while doing so.
  * @enable: mandatory. Configure for @desc (type, direction, maxpacket).
+ *	@desc is the descriptor for the connected speed (@ep->comp_desc its
+ *	SuperSpeed companion). A backend whose host does not schedule
+ *	interrupt transfers itself (USB/IP, the in-process host) paces them
+ *	at @desc's bInterval as a host controller would (src/udc/common/
+ *	xfer.h, "pacing").
  * @disable: mandatory. Give back every queued request with -USB_ESHUTDOWN.
  * @alloc_request: mandatory. A zeroed request (embed it in your own
  *	structure for per-request state); NULL when out of memory.

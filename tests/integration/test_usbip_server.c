@@ -456,6 +456,59 @@ static void test_usbip_server_in_waits_for_data(void **state)
 	detach(&c, 0);
 }
 
+static uint64_t ns_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * The interrupt endpoint keeps its interval (bInterval 4 at high speed:
+ * 1 ms), as a host controller would poll it, although vhci (and this
+ * client) hand the URBs over at once: 50 reports, each queued by a
+ * vendor request beside its pending URB, take at least 49 ms. A lower
+ * bound only: speed is for the benchmarks.
+ */
+static void test_usbip_server_interrupt_paced(void **state)
+{
+	struct tg *g = &gadgets[0];
+	unsigned ep = tg_addr(g->intr) & 0x0f, n = 50, reports = 0;
+	uint8_t setup[8] = { 0x41, 0x02, 8, 0, 0, 0, 0, 0 };	/* queue 8 bytes */
+	uint8_t buf[64];
+	struct uc_reply r;
+	uint64_t t0, took;
+	struct uc c;
+
+	(void)state;
+	attach_configured(&c, "1-1", 0);
+	t0 = ns_now();
+	for (unsigned i = 0; i < n; i++) {
+		uint32_t seq_in = uc_submit(&c, ep, true, NULL, NULL, 64, 0);
+		uint32_t seq_ctl = uc_submit(&c, 0, false, setup, NULL, 0, 0);
+
+		assert_true(seq_in != 0 && seq_ctl != 0);
+		for (int k = 0; k < 2; k++) {
+			assert_int_equal(uc_recv(&c, &r, buf, sizeof(buf)), 0);
+			assert_int_equal(r.h.u.ret_submit.status, 0);
+			if (r.h.seqnum == seq_in) {
+				assert_int_equal(r.data_len, 8);
+				reports++;
+			} else {
+				assert_int_equal(r.h.seqnum, seq_ctl);
+			}
+		}
+	}
+	took = ns_now() - t0;
+	assert_int_equal(reports, n);
+	if (getenv("USBIP_DEBUG"))
+		fprintf(stderr, "%u interrupt reports: %.3f ms\n", n, took / 1e6);
+	if (took < (uint64_t)(n - 1) * 1000000u)
+		fail_msg("%u reports in %.3f ms: faster than one a 1 ms interval", n, took / 1e6);
+	detach(&c, 0);
+}
+
 /* ---- isochronous --------------------------------------------------------- */
 
 static void test_usbip_server_iso_in_and_out(void **state)
@@ -1162,6 +1215,7 @@ int main(void)
 		cmocka_unit_test(test_usbip_server_pdus_batched_and_split),
 		cmocka_unit_test(test_usbip_server_source_and_sink),
 		cmocka_unit_test(test_usbip_server_in_waits_for_data),
+		cmocka_unit_test(test_usbip_server_interrupt_paced),
 		cmocka_unit_test(test_usbip_server_iso_in_and_out),
 		cmocka_unit_test(test_usbip_server_unlink_pending_and_completed),
 		cmocka_unit_test(test_usbip_server_halt_until_clear_feature),

@@ -117,15 +117,20 @@ static int teardown(void **state)
 	return 0;
 }
 
-static void start(void)
+static void start_at(enum usb_device_speed speed)
 {
 	assert_int_equal(usb_composite_probe(&drv), 0);
-	C_len = usb_inproc_host_enumerate(H, USB_SPEED_HIGH, 1, NULL, C, sizeof(C), TMO);
+	C_len = usb_inproc_host_enumerate(H, speed, 1, NULL, C, sizeof(C), TMO);
 	assert_true(C_len > 9);
 	EP_IN = EP_OUT = 0;
 	for (int off = 0; off + 2 <= C_len && C[off] >= 2; off += C[off])
 		if (C[off + 1] == USB_DT_ENDPOINT)
 			*(C[off + 2] & USB_DIR_IN ? &EP_IN : &EP_OUT) = C[off + 2];
+}
+
+static void start(void)
+{
+	start_at(USB_SPEED_HIGH);
 }
 
 static int ctrl(uint8_t type, uint8_t req, uint16_t value, uint16_t index, void *data,
@@ -347,6 +352,77 @@ static void test_hidg(void **state)
 	assert_int_equal(access(out_path, F_OK), -1);
 }
 
+static uint64_t ns_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Reports at the endpoint's interval (the host paces interrupt endpoints
+ * as a host controller polls them): @n reports, all ready before the
+ * host asks, take at least (n - 1) intervals to read, in order, none
+ * lost. Only a lower bound: how fast beyond that is the benchmarks'
+ * business (a loaded machine may be slower at will).
+ */
+static void paced_in(enum usb_device_speed speed, unsigned n, uint64_t interval_ns)
+{
+	uint8_t r[8] = { 0 }, buf[8];
+	unsigned sent = 0;
+	uint64_t t0, took;
+
+	start_at(speed);
+	while (sent < n && hid_send_report(f_hid, (r[2] = (uint8_t)sent, r), 8) == 0)
+		sent++;
+	t0 = ns_now();
+	for (unsigned i = 0; i < n; i++) {
+		assert_int_equal(usb_inproc_host_transfer(H, EP_IN, buf, 8, 0, TMO), 8);
+		assert_int_equal(buf[2], (uint8_t)i);
+		while (sent < n && hid_send_report(f_hid, (r[2] = (uint8_t)sent, r), 8) == 0)
+			sent++;
+	}
+	took = ns_now() - t0;
+	if (getenv("HID_DEBUG"))
+		fprintf(stderr, "%u reports at speed %d: %.3f ms (interval %.3f ms)\n", n,
+			(int)speed, took / 1e6, interval_ns / 1e6);
+	if (took < (uint64_t)(n - 1) * interval_ns)
+		fail_msg("%u reports in %.3f ms: faster than one a %.3f ms interval", n,
+			 took / 1e6, interval_ns / 1e6);
+}
+
+/* High speed, bInterval 4: 2^3 microframes, 1 ms. */
+static void test_hid_paced_high_speed(void **state)
+{
+	(void)state;
+	paced_in(USB_SPEED_HIGH, 50, 1000000u);
+}
+
+/* Full speed, bInterval 10: 10 ms. */
+static void test_hid_paced_full_speed(void **state)
+{
+	(void)state;
+	paced_in(USB_SPEED_FULL, 12, 10000000u);
+}
+
+/* Output reports by interrupt OUT keep the interval too. */
+static void test_hid_paced_out(void **state)
+{
+	uint8_t led = 0x02;
+	uint64_t t0, took;
+	unsigned n = 20;
+
+	(void)state;
+	start();
+	t0 = ns_now();
+	for (unsigned i = 0; i < n; i++)
+		assert_int_equal(usb_inproc_host_transfer(H, EP_OUT, &led, 1, 0, TMO), 1);
+	took = ns_now() - t0;
+	assert_true(took >= (uint64_t)(n - 1) * 1000000u);
+	assert_int_equal(ev.out, n);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -355,6 +431,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_queue_full, setup, teardown),
 		cmocka_unit_test(test_registry),
 		cmocka_unit_test_setup_teardown(test_hidg, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hid_paced_high_speed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hid_paced_full_speed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hid_paced_out, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -169,7 +169,17 @@ struct world {
 	struct udcx_urb urb[MAXN];
 	uint8_t *rbuf[MAXN];
 	uint8_t *ubuf[MAXN];
+	/* pacing drives: a clock the test moves */
+	struct udcx_pacer pacer;
+	struct udcx_clock clock;
+	uint64_t now;
 };
+
+/* A clock that stands still until the test moves *ctx. */
+static uint64_t fake_now(void *ctx)
+{
+	return *(const uint64_t *)ctx;
+}
 
 static uint8_t pattern(size_t k)
 {
@@ -251,12 +261,51 @@ static size_t concat(uint8_t *dst, uint8_t *const *bufs, const size_t *actuals, 
  * (the engine runs on each call), or everything queued without running
  * and then moved by udcx__ep_run_some() one packet's budget at a time.
  */
-enum drive { REQS_FIRST, URBS_FIRST, CHUNKED, GATHER, GATHER_TIGHT, STREAM, STREAM_LATE };
+enum drive { REQS_FIRST, URBS_FIRST, CHUNKED, GATHER, GATHER_TIGHT, STREAM, STREAM_LATE,
+	     PACED, PACED_HB };
 
 static const char *const drive_name[] = {
 	"requests first", "transfers first", "chunked", "gather", "gather, 2 runs",
-	"streamed", "streamed, requests late"
+	"streamed", "streamed, requests late", "paced, 1 packet a slot",
+	"paced, 3 packets a slot, transfers first"
 };
+
+#define PACE_NS 1000u
+
+/*
+ * Paced (an interrupt endpoint): requests and transfers as REQS_FIRST or
+ * URBS_FIRST, then the clock is moved to each slot the pacer asks for
+ * until nothing is held. The outcome must be the unpaced one: pacing
+ * changes when packets move, never what they carry or how they end.
+ */
+static void drive_paced(struct world *w, const struct xcase *c, enum drive drive)
+{
+	unsigned i, slots = 0;
+	uint64_t due, last = 0;
+
+	w->clock = (struct udcx_clock){ fake_now, &w->now };
+	w->now = 5u * PACE_NS;
+	udcx__pacer_init(&w->pacer, &w->clock);
+	udcx__ep_set_pacing(&w->ep, &w->pacer, PACE_NS, drive == PACED ? 1 : 3);
+	assert_true(udcx__ep_is_paced(&w->ep));
+	if (drive == PACED)
+		for (i = 0; i < c->nr; i++)
+			assert_int_equal(udcx__ep_queue(&w->ep, &w->req[i], &w->done), 0);
+	for (i = 0; i < c->nu; i++)
+		assert_int_equal(udcx__urb_submit(&w->ep, &w->urb[i], &w->done), 0);
+	if (drive != PACED)
+		for (i = 0; i < c->nr; i++)
+			assert_int_equal(udcx__ep_queue(&w->ep, &w->req[i], &w->done), 0);
+	while (udcx__pacer_next(&w->pacer, &due)) {
+		/* Slots one interval apart: the clock only moves to them. */
+		assert_true(due > w->now);
+		assert_true(last == 0 || due >= last + PACE_NS);
+		w->now = last = due;
+		assert_int_equal(udcx__pacer_run(&w->pacer, &w->done), 1);
+		if (++slots > 1000)
+			fail_msg("%s: the pacer never lets go", c->name);
+	}
+}
 
 #define NSEG 16
 
@@ -382,6 +431,8 @@ static void check_case(const struct xcase *c, unsigned mp, enum drive drive)
 	world_setup(&w, c, mp);
 	if (drive == GATHER || drive == GATHER_TIGHT) {
 		drive_gather(&w, c, drive, segs);
+	} else if (drive == PACED || drive == PACED_HB) {
+		drive_paced(&w, c, drive);
 	} else if (drive == STREAM || drive == STREAM_LATE) {
 		drive_stream(&w, c, drive, mp);
 	} else if (drive == CHUNKED) {
@@ -484,6 +535,8 @@ static void run_table(const struct xcase *t, size_t n, unsigned mp)
 		check_case(&t[i], mp, REQS_FIRST);
 		check_case(&t[i], mp, URBS_FIRST);
 		check_case(&t[i], mp, CHUNKED);
+		check_case(&t[i], mp, PACED);
+		check_case(&t[i], mp, PACED_HB);
 		if (t[i].in) {
 			check_case(&t[i], mp, GATHER);
 			check_case(&t[i], mp, GATHER_TIGHT);

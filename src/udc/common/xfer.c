@@ -127,6 +127,21 @@ static size_t budget_run(struct udcx_ep *ep, size_t run, size_t mp)
 	return run;
 }
 
+/* Pacing: cut a run of whole packets to what the slot being served may
+ * still carry (unpaced: pace_left is SIZE_MAX, nothing is cut). */
+static size_t pace_cap(const struct udcx_ep *ep, size_t run, size_t mp)
+{
+	if (!ep->pacer)
+		return run;	/* bulk: not even a division */
+	return run / mp > ep->pace_left ? ep->pace_left * mp : run;
+}
+
+static void pace_took(struct udcx_ep *ep, size_t packets)
+{
+	if (ep->pacer)
+		ep->pace_left -= packets;
+}
+
 /* ---- zero copy: gathering IN, streamed OUT ---------------------------- */
 
 static void lend(struct udcx_ep *ep, struct udcx_urb *u)
@@ -254,10 +269,10 @@ static bool in_fill(struct udcx_ep *ep, struct udcx_urb *u, int *status,
 	size_t mp = ep->maxpacket;
 	struct udcx_req *r;
 
-	while ((r = head_req(ep)) != NULL) {
+	while ((r = head_req(ep)) != NULL && ep->pace_left > 0) {
 		size_t rem = (size_t)r->req.length - r->req.actual;
 		size_t room = u->limit - u->actual;
-		size_t run = min_size(rem, room) / mp * mp;
+		size_t run = pace_cap(ep, min_size(rem, room) / mp * mp, mp);
 		size_t pkt, n;
 
 		if (run > 0 && (run = budget_run(ep, run, mp)) == 0)
@@ -265,6 +280,7 @@ static bool in_fill(struct udcx_ep *ep, struct udcx_urb *u, int *status,
 		if (run > 0) {
 			/* A run of full packets in one copy: none ends anything
 			 * but the request (when it needs no ZLP) or the transfer. */
+			pace_took(ep, run / mp);
 			in_put(ep, u, bytes_at(r->req.buf, r->req.actual), run);
 			u->actual += run;
 			r->req.actual += (unsigned)run;
@@ -279,6 +295,7 @@ static bool in_fill(struct udcx_ep *ep, struct udcx_urb *u, int *status,
 		pkt = min_size(rem, mp);
 		n = min_size(pkt, room);
 
+		pace_took(ep, 1);
 		in_put(ep, u, bytes_at(r->req.buf, r->req.actual), n);
 		u->actual += n;
 		/* The device sent the whole packet, even if the host babbled. */
@@ -300,9 +317,10 @@ static bool in_fill(struct udcx_ep *ep, struct udcx_urb *u, int *status,
 			return true;
 		}
 	}
-	/* Waiting for more data: the requests it holds must not wait with
-	 * it (their function may need them back to queue the rest), so the
-	 * bytes borrowed so far become the transfers' own. */
+	/* Waiting for more data, or for the next service interval: the
+	 * requests it holds must not wait with it (their function may need
+	 * them back to queue the rest), so the bytes borrowed so far become
+	 * the transfers' own. */
 	if (!list_empty(&u->held))
 		udcx__ep_unborrow(ep, done);
 	return false;
@@ -336,14 +354,17 @@ static bool out_drain(struct udcx_ep *ep, struct udcx_urb *u, int *status,
 
 	while (!out_all_taken(ep, u) && (r = head_req(ep)) != NULL) {
 		size_t room = (size_t)r->req.length - r->req.actual;
-		size_t run = min_size(avail - u->actual, room) / mp * mp;
+		size_t run = pace_cap(ep, min_size(avail - u->actual, room) / mp * mp, mp);
 		size_t pkt, n;
 
+		if (ep->pace_left == 0)
+			return false;	/* the rest in the next service interval */
 		if (run > 0 && (run = budget_run(ep, run, mp)) == 0)
 			return false;
 		if (run > 0) {
 			/* A run of full packets that all fit: one copy, or
 			 * none for bytes received in place. */
+			pace_took(ep, run / mp);
 			copy_bytes(bytes_at(r->req.buf, r->req.actual), out_src(u, r), run);
 			r->req.actual += (unsigned)run;
 			u->actual += run;
@@ -356,6 +377,7 @@ static bool out_drain(struct udcx_ep *ep, struct udcx_urb *u, int *status,
 		if (u->actual + pkt > avail)
 			return false;	/* the packet is still arriving */
 
+		pace_took(ep, 1);
 		copy_bytes(bytes_at(r->req.buf, r->req.actual), out_src(u, r), n);
 		r->req.actual += (unsigned)n;
 		u->actual += pkt;
@@ -446,6 +468,100 @@ static bool iso_run(struct udcx_ep *ep, struct udcx_urb *u, int *status,
 	return u->iso_next == u->iso_count;
 }
 
+/* ---- pacing --------------------------------------------------------------- */
+
+static void pace_hold(struct udcx_ep *ep)
+{
+	if (!ep->pace_held) {
+		list_add_tail(&ep->pace_node, &ep->pacer->held);
+		ep->pace_held = true;
+	}
+}
+
+static void pace_release(struct udcx_ep *ep)
+{
+	if (ep->pace_held) {
+		list_del_init(&ep->pace_node);
+		ep->pace_held = false;
+	}
+}
+
+/* Off the pacer's held list unless a transfer can still move: after
+ * calls that may leave nothing to wait for (a stale entry would only
+ * cost the backend a needless wakeup). */
+static void pace_settle(struct udcx_ep *ep)
+{
+	if (ep->pace_held && (!ep->enabled || ep->halted || list_empty(&ep->urbs) ||
+			      list_empty(&ep->reqs)))
+		pace_release(ep);
+}
+
+/*
+ * A transaction was served at @now, in the slot due at ep->pace_next or
+ * later. The next slot is one interval after that slot, not after @now:
+ * the backend's timer being late, or the host's transfer (or the
+ * function's data) coming a little after the slot, does not add up over
+ * the slots. Unless @now is a whole interval or more past it (the
+ * endpoint idle longer than an interval): then the schedule starts again
+ * from @now, and slots missed are not made up in a burst.
+ */
+static void pace_served(struct udcx_ep *ep, uint64_t now)
+{
+	uint64_t slot = now;
+
+	if (ep->pace_started && now - ep->pace_next < ep->pace_interval)
+		slot = ep->pace_next;
+	ep->pace_next = slot + ep->pace_interval;
+	ep->pace_started = true;
+}
+
+/* ep_run() of a paced endpoint: one transaction per service interval. */
+static void paced_run(struct udcx_ep *ep, struct udcx_done *done)
+{
+	uint64_t now = ep->pacer->clock->now_ns(ep->pacer->clock->ctx);
+	struct udcx_urb *u;
+
+	while ((u = head_urb(ep)) != NULL && !list_empty(&ep->reqs)) {
+		int status = 0;
+		bool ended;
+
+		if (ep->pace_started && now < ep->pace_next) {
+			pace_hold(ep);	/* data ready, slot not come */
+			return;
+		}
+		ep->pace_left = ep->pace_packets;
+		ended = ep->is_in ? in_fill(ep, u, &status, done) : out_drain(ep, u, &status, done);
+		if (ep->pace_left < ep->pace_packets)
+			pace_served(ep, now);
+		if (ended)
+			urb_finish(ep, u, status, done);
+		else if (ep->pace_left > 0)
+			break;	/* waiting for data: no slot taken */
+		/* Ended, or cut at the slot's packets: the next transaction
+		 * waits for the next slot (a short packet ends a transfer
+		 * and its transaction). */
+	}
+	ep->pace_left = SIZE_MAX;
+	pace_release(ep);
+}
+
+void udcx__ep_set_pacing(struct udcx_ep *ep, struct udcx_pacer *p, uint64_t interval_ns,
+			 unsigned packets)
+{
+	pace_release(ep);
+	ep->pacer = p && interval_ns > 0 && !ep->control ? p : NULL;
+	ep->pace_interval = interval_ns;
+	ep->pace_packets = packets > 0 ? packets : 1;
+	ep->pace_started = false;
+	ep->pace_next = 0;
+	ep->pace_left = SIZE_MAX;
+}
+
+bool udcx__ep_is_paced(const struct udcx_ep *ep)
+{
+	return ep->pacer != NULL;
+}
+
 static void ep_run(struct udcx_ep *ep, struct udcx_done *done)
 {
 	struct udcx_urb *u;
@@ -456,6 +572,10 @@ static void ep_run(struct udcx_ep *ep, struct udcx_done *done)
 	}
 	if (!ep->enabled || ep->halted)
 		return;
+	if (ep->pacer) {
+		paced_run(ep, done);
+		return;
+	}
 	while ((u = head_urb(ep)) != NULL && !list_empty(&ep->reqs)) {
 		int status = 0;
 		bool ended = u->iso ? iso_run(ep, u, &status, done)
@@ -478,6 +598,8 @@ void udcx__ep_init(struct udcx_ep *ep, struct usb_ep *usb_ep, bool control,
 	INIT_LIST_HEAD(&ep->reqs);
 	INIT_LIST_HEAD(&ep->urbs);
 	INIT_LIST_HEAD(&ep->lenders);
+	INIT_LIST_HEAD(&ep->pace_node);
+	ep->pace_left = SIZE_MAX;
 	ep->control = control;
 	ep->enabled = control;
 	ep->maxpacket = maxpacket ? maxpacket : 64;
@@ -498,6 +620,7 @@ int udcx__ep_enable(struct udcx_ep *ep, bool is_in, unsigned maxpacket)
 	ep->maxpacket = maxpacket;
 	ep->halted = false;
 	ep->enabled = true;
+	udcx__ep_set_pacing(ep, NULL, 0, 1);	/* the backend paces it anew */
 	return 0;
 }
 
@@ -505,8 +628,10 @@ void udcx__ep_disable(struct udcx_ep *ep, struct udcx_done *done)
 {
 	udcx__ep_flush_reqs(ep, -USB_ESHUTDOWN, done);
 	ep->halted = false;
-	if (!ep->control)
+	if (!ep->control) {
 		ep->enabled = false;
+		udcx__ep_set_pacing(ep, NULL, 0, 1);
+	}
 }
 
 void udcx__req_init(struct udcx_req *r)
@@ -573,6 +698,7 @@ int udcx__ep_dequeue(struct udcx_ep *ep, struct udcx_req *r, struct udcx_done *d
 			req_finish(r, -USB_ECONNRESET, done);
 			/* An OUT transfer may now go to the next request. */
 			ep_run(ep, done);
+			pace_settle(ep);
 			return 0;
 		}
 	}
@@ -595,7 +721,7 @@ int udcx__ep_set_halt(struct udcx_ep *ep, enum usb_ep_halt_value value,
 	if (value == USB_EP_HALT_SET && ep->is_in && !list_empty(&ep->reqs))
 		return -USB_EAGAIN;
 	ep->halted = true;
-	udcx__ep_flush_urbs(ep, -USB_EPIPE, done);
+	udcx__ep_flush_urbs(ep, -USB_EPIPE, done);	/* and off the pacer */
 	return 0;
 }
 
@@ -606,6 +732,7 @@ void udcx__ep_flush_reqs(struct udcx_ep *ep, int status, struct udcx_done *done)
 	udcx__ep_unborrow(ep, done);
 	while ((r = head_req(ep)) != NULL)
 		req_finish(r, status, done);
+	pace_settle(ep);
 }
 
 void udcx__ep_flush_urbs(struct udcx_ep *ep, int status, struct udcx_done *done)
@@ -614,6 +741,7 @@ void udcx__ep_flush_urbs(struct udcx_ep *ep, int status, struct udcx_done *done)
 
 	while ((u = head_urb(ep)) != NULL)
 		urb_finish(ep, u, status, done);
+	pace_settle(ep);
 }
 
 bool udcx__ep_is_halted(const struct udcx_ep *ep)
@@ -818,6 +946,7 @@ int udcx__urb_unlink(struct udcx_ep *ep, struct udcx_urb *u)
 	list_del_init(&u->node);
 	u->pending = false;
 	u->status = -USB_ECONNRESET;
+	pace_settle(ep);
 	return 0;
 }
 

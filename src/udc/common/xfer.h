@@ -50,6 +50,11 @@
  * still borrowed from them are first copied into the transfers' own
  * buffers, so no transfer ever points into a request given back.
  *
+ * Pacing (pace.c): an interrupt endpoint given a service interval
+ * (udcx__ep_set_pacing()) moves at most one transaction per interval, as
+ * a host controller polls it: see "pacing" below. Bulk, isochronous and
+ * control endpoints are never paced.
+ *
  * Lists: while queued, a request is linked through udcx_req.node and a
  * host transfer through udcx_urb.node; once finished they are moved onto
  * the caller's udcx_done lists through the same node, which belongs to the
@@ -73,6 +78,29 @@ extern "C" {
 #define UDCX_URB_ZERO_PACKET 0x0040u	/* OUT: end a multiple of mp with a ZLP */
 
 struct udcx_ep;
+
+/**
+ * struct udcx_clock - a monotonic time source for pacing, supplied by the
+ * backend (udcx__clock_monotonic in clock_posix.c, or a test's own).
+ * @now_ns: mandatory: the time in nanoseconds, never going back. Called
+ *	with the backend's lock held: must not block or call the engine.
+ * @ctx: passed to @now_ns.
+ */
+struct udcx_clock {
+	uint64_t (*now_ns)(void *ctx);
+	void *ctx;
+};
+
+/**
+ * struct udcx_pacer - the paced endpoints of one device (one backend
+ * lock): which of them hold a transfer until its next service interval,
+ * so the backend knows when to run them again (udcx__pacer_next(),
+ * udcx__pacer_run()). Fields private.
+ */
+struct udcx_pacer {
+	const struct udcx_clock *clock;	/* borrowed */
+	struct list_head held;		/* struct udcx_ep, through pace_node */
+};
 
 /**
  * struct udcx_req - a usb_request with the engine's per-request state.
@@ -188,6 +216,19 @@ struct udcx_ep {
 	/* control only: the transfer whose SETUP was delivered, or NULL */
 	struct udcx_urb *ctrl_cur;
 	bool ctrl_in;
+	/* Pacing (interrupt endpoints; pacer NULL when unpaced): one
+	 * transaction of up to pace_packets packets per pace_interval ns,
+	 * the next not before pace_next; pace_left: packets the slot being
+	 * served may still carry (SIZE_MAX when unpaced). Held: on
+	 * pacer->held, data ready but the slot not yet come. */
+	struct udcx_pacer *pacer;
+	uint64_t pace_interval;
+	uint64_t pace_next;
+	bool pace_started;		/* a transaction since pacing began */
+	bool pace_held;
+	size_t pace_packets;
+	size_t pace_left;
+	struct list_head pace_node;
 };
 
 /* ---- setup ------------------------------------------------------------ */
@@ -439,6 +480,88 @@ bool udcx__urb_rx_starved(const struct udcx_ep *ep, const struct udcx_urb *u);
  * move them. */
 void udcx__urb_rx_commit(struct udcx_ep *ep, struct udcx_urb *u, size_t n,
 			 struct udcx_done *done);
+
+/* ---- pacing (pace.c) ---------------------------------------------------
+ * On a bus the host polls an interrupt endpoint once per service interval
+ * and a device moves at most one transaction per poll; a software host
+ * (vhci-hcd, the in-process host) hands every transfer over at once. A
+ * paced endpoint keeps that schedule itself, per endpoint:
+ * - a transaction (up to pace_packets packets: wMaxPacketSize x mult)
+ *   happens no sooner than one interval after the previous one; a
+ *   transfer bigger than that takes several intervals;
+ * - a transfer waiting for data (IN: a request; OUT: a request to take
+ *   it) moves at once when the data comes if its slot has come already;
+ * - slots do not drift: the next slot is the previous one plus one
+ *   interval, not the time served plus one (a backend's timer late, or a
+ *   transfer or its data coming a little after its slot, does not add
+ *   up), unless the endpoint was idle longer than an interval past its
+ *   slot: then the schedule starts again from the time served, and the
+ *   slots missed are not made up in a burst. So the k-th transaction
+ *   after the schedule (re)starts comes no sooner than k intervals on.
+ * While the slot has not come the transfer and its requests stay put
+ * and the endpoint is held on its pacer: the backend sleeps until
+ * udcx__pacer_next() and then calls udcx__pacer_run().
+ */
+
+/*
+ * The service interval in ns of endpoint @desc at @speed: bInterval ms at
+ * full and low speed, 2^(bInterval-1) x 125 us from high speed up; 0 for
+ * anything but an interrupt endpoint. Values out of range are fixed up as
+ * Linux's host does (full/low speed 0: 10 ms; faster: the nearest valid
+ * exponent for a full-speed-style value, 0: 8 ms).
+ */
+uint64_t udcx__interval_ns(const struct usb_endpoint_descriptor *desc,
+			   enum usb_device_speed speed);
+
+/*
+ * Packets per service interval of @desc at @speed: 1 at full/low speed;
+ * at high speed wMaxPacketSize's mult + 1; from SuperSpeed @comp's
+ * bMaxBurst + 1 (@comp may be NULL: 1). At most 3.
+ */
+unsigned udcx__interval_packets(const struct usb_endpoint_descriptor *desc,
+				const struct usb_ss_ep_comp_descriptor *comp,
+				enum usb_device_speed speed);
+
+/* CLOCK_MONOTONIC (clock_posix.c: POSIX builds only). */
+extern const struct udcx_clock udcx__clock_monotonic;
+
+/* Set up @p with @clock (borrowed; lives as long as @p). */
+void udcx__pacer_init(struct udcx_pacer *p, const struct udcx_clock *clock);
+
+/*
+ * Pace non-control endpoint @ep (after udcx__ep_enable(), which, as
+ * udcx__ep_disable(), turns pacing off) on @p: one transaction of up to
+ * @packets (>= 1) packets per @interval_ns. @interval_ns 0, or @p NULL:
+ * unpaced. The schedule starts afresh: the first transaction may come at
+ * once.
+ */
+void udcx__ep_set_pacing(struct udcx_ep *ep, struct udcx_pacer *p, uint64_t interval_ns,
+			 unsigned packets);
+
+/*
+ * As udcx__ep_set_pacing() with the interval and packets of @desc (and
+ * @comp) at @speed: paced only if @desc is an interrupt endpoint.
+ * Return: true if @ep is paced now.
+ */
+bool udcx__ep_pace_desc(struct udcx_ep *ep, struct udcx_pacer *p,
+			const struct usb_endpoint_descriptor *desc,
+			const struct usb_ss_ep_comp_descriptor *comp, enum usb_device_speed speed);
+
+/* Is @ep paced? */
+bool udcx__ep_is_paced(const struct udcx_ep *ep);
+
+/*
+ * The earliest time (the clock's ns) at which an endpoint held on @p may
+ * move its next transaction, into *@due. Return: false if none is held
+ * (nothing to wake up for).
+ */
+bool udcx__pacer_next(const struct udcx_pacer *p, uint64_t *due);
+
+/*
+ * Run every endpoint held on @p whose slot has come (what finishes lands
+ * in @done, as for udcx__ep_run()). Return: how many endpoints ran.
+ */
+unsigned udcx__pacer_run(struct udcx_pacer *p, struct udcx_done *done);
 
 /* ---- control transfers (ep0) ------------------------------------------
  * A backend drives ep0 like this, all under its lock except the setup call:

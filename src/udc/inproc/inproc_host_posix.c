@@ -84,6 +84,21 @@ static bool spin_for_change(struct usb_inproc_host *h)
 /* Wait for a broadcast or the deadline. Return: false once it has passed. */
 static bool wait_until(struct usb_inproc_host *h, const struct timespec *deadline)
 {
+	struct timespec slot;
+	uint64_t due;
+
+	if (udcx__pacer_next(&h->pacer, &due)) {
+		/* A paced endpoint has its data and waits for its service
+		 * interval: sleep until then (or a broadcast), no polling;
+		 * the pacer clock is CLOCK_MONOTONIC, as the deadline's. */
+		slot.tv_sec = (time_t)(due / 1000000000u);
+		slot.tv_nsec = (long)(due % 1000000000u);
+		if (slot.tv_sec < deadline->tv_sec ||
+		    (slot.tv_sec == deadline->tv_sec && slot.tv_nsec < deadline->tv_nsec)) {
+			(void)pthread_cond_timedwait(&h->cond, &h->lock, &slot);
+			return true;	/* the caller runs the pacer and looks again */
+		}
+	}
 	if (spin_for_change(h))
 		return true;
 	return pthread_cond_timedwait(&h->cond, &h->lock, deadline) != ETIMEDOUT;

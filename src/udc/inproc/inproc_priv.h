@@ -59,6 +59,10 @@ struct usb_inproc_host {
 	struct ih_ep ep0;
 	struct ih_ep *eps;
 	size_t neps;
+	/* Interrupt endpoints keep their service interval (xfer.h, pacing):
+	 * held ones move again when the host thread runs the pacer, from
+	 * ih__run_completions(), which waits no longer than their slot. */
+	struct udcx_pacer pacer;
 	/* Requests finished outside the event context, to give back there. */
 	struct udcx_done pending;
 	bool registered;
@@ -111,8 +115,9 @@ void ih__settle(struct usb_inproc_host *h, struct udcx_done *done);
 bool ih__enter(struct usb_inproc_host *h);
 void ih__leave(struct usb_inproc_host *h);
 
-/* In the host thread: move the data ih_queue() deferred, give back
- * h->pending, until neither is left. Lock held (dropped meanwhile).
+/* In the host thread: move the data ih_queue() deferred and that of the
+ * paced endpoints whose slot has come, give back h->pending, until
+ * neither is left. Lock held (dropped meanwhile).
  * Return: how many requests were given back. */
 int ih__run_completions(struct usb_inproc_host *h);
 

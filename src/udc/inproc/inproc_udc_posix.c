@@ -110,6 +110,16 @@ static void run_deferred(struct usb_inproc_host *h)
 	ih__settle(h, &done);
 }
 
+/* Move the transactions of paced endpoints whose slot has come. Lock held. */
+static void run_paced(struct usb_inproc_host *h)
+{
+	struct udcx_done done;
+
+	udcx__done_init(&done);
+	if (udcx__pacer_run(&h->pacer, &done))
+		ih__settle(h, &done);
+}
+
 int ih__run_completions(struct usb_inproc_host *h)
 {
 	int n = 0;
@@ -118,6 +128,7 @@ int ih__run_completions(struct usb_inproc_host *h)
 		struct list_head mine;
 		int batch = 0;
 
+		run_paced(h);
 		run_deferred(h);	/* completions may queue more: loop */
 		if (list_empty(&h->pending.reqs)) {
 			if (!h->deferred)
@@ -184,8 +195,12 @@ static int ih_ep_enable(struct usb_ep *ep, const struct usb_endpoint_descriptor 
 		return -USB_EINVAL;
 	ih__lock(h);
 	rc = udcx__ep_enable(&lep->x, in, mp);
-	if (!rc)
+	if (!rc) {
 		lep->host_address = desc->bEndpointAddress;
+		/* As a host controller polls it: one transaction a service
+		 * interval at the speed connected. */
+		(void)udcx__ep_pace_desc(&lep->x, &h->pacer, desc, ep->comp_desc, h->gadget.speed);
+	}
 	pthread_mutex_unlock(&h->lock);
 	return rc;
 }
@@ -524,6 +539,7 @@ int usb_inproc_host_create(const struct usb_inproc_host_config *config,
 	h->pullup = true;
 	h->info.pullup = 1;
 	udcx__done_init(&h->pending);
+	udcx__pacer_init(&h->pacer, &udcx__clock_monotonic);
 
 	usb_gadget_init(&h->gadget);
 	h->gadget.ops = &ih_gadget_ops;

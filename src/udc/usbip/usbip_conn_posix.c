@@ -16,7 +16,11 @@
  * with a log line and a USBIP_EVENT_PROTOCOL_ERROR; nothing is allocated
  * before a claimed size has passed the caps.
  */
+#ifdef COMPOSITE_HAVE_PPOLL
+#define _GNU_SOURCE	/* ppoll(): timeouts finer than poll()'s milliseconds */
+#else
 #define _POSIX_C_SOURCE 200809L
+#endif
 
 #include <errno.h>
 #include <fcntl.h>
@@ -789,6 +793,24 @@ static int rx_some(struct usbip__conn *c)
 	return 0;
 }
 
+/*
+ * poll() for at most @timeout_ns (< 0: no limit). A paced interrupt
+ * endpoint's service interval can be 125 us: with ppoll() the wait ends
+ * at its slot; poll() alone rounds up to whole milliseconds (the rate
+ * then falls short of intervals under a few ms).
+ */
+static int wait_fds(struct pollfd *p, nfds_t n, long long timeout_ns)
+{
+#ifdef COMPOSITE_HAVE_PPOLL
+	struct timespec ts = { (time_t)(timeout_ns / 1000000000LL),
+			       (long)(timeout_ns % 1000000000LL) };
+
+	return ppoll(p, n, timeout_ns < 0 ? NULL : &ts, NULL);
+#else
+	return poll(p, n, timeout_ns < 0 ? -1 : (int)((timeout_ns + 999999LL) / 1000000LL));
+#endif
+}
+
 static void serve_urbs(struct usbip__conn *c)
 {
 	bool released;
@@ -803,13 +825,18 @@ static void serve_urbs(struct usbip__conn *c)
 		};
 		bool buffered = !holding && c->rxb_off < c->rxb_len;
 		bool kicked = atomic_exchange(&c->kicked, false);
+		/* Paced interrupt endpoints: their slots that have come, and
+		 * the time until the next one (-1: none). */
+		long long timeout = usbip__dev_pace(c->dev);
 
 		if (atomic_load(&c->killed))
 			break;
+		if (holding && (timeout < 0 || timeout > rx_hold_ms(c) * 1000000LL))
+			timeout = rx_hold_ms(c) * 1000000LL;
 		/* Work at hand (bytes read ahead, or a completion here queued
 		 * more): no poll, whose system call costs more than the read
 		 * that tells an empty socket (or none, rx_read()). */
-		if (!buffered && !kicked && poll(p, 2, holding ? rx_hold_ms(c) : -1) < 0) {
+		if (!buffered && !kicked && timeout != 0 && wait_fds(p, 2, timeout) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;

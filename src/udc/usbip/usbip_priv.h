@@ -88,6 +88,7 @@ struct usbip__ep {
 	unsigned num;
 	bool dir_in;
 	uint8_t type;			/* USB_ENDPOINT_XFER_*, set at enable */
+	bool paced;			/* an interrupt endpoint: on dev->pacer */
 };
 
 struct usbip__dev {
@@ -109,6 +110,15 @@ struct usbip__dev {
 	struct usbip__ep eps[2][USBIP_MAX_ENDPOINT];	/* [dir_in][num - 1] */
 	/* The endpoint whose streamed URB waits for a request, or NULL. */
 	struct usbip__ep *rx_starved;
+	/* Interrupt endpoints keep their service interval (xfer.h,
+	 * pacing): the connection thread sleeps until pace_armed (the
+	 * clock's ns; UINT64_MAX: no slot awaited) and runs the pacer then;
+	 * an ep op that holds an endpoint for an earlier slot wakes it.
+	 * n_paced (also read without the lock) spares devices without
+	 * interrupt endpoints any of it. */
+	struct udcx_pacer pacer;
+	uint64_t pace_armed;
+	atomic_uint n_paced;
 	unsigned last_state;		/* gadget->state last reported */
 	unsigned last_config;
 };
@@ -220,6 +230,12 @@ bool usbip__urb_unlink(struct usbip__dev *dev, struct usbip__urb *urb);
 /* Run ep0 and give back what finished; finished URBs of the host are moved
  * to @done_urbs (struct usbip__urb through x.node). No lock held. */
 void usbip__dev_process(struct usbip__dev *dev, struct list_head *done_urbs);
+/* Pacing, in the connection thread: run the interrupt endpoints whose
+ * service interval has come (what they finish lands in dev->done) and
+ * return how long the thread may sleep before the next one (ns; 0: not
+ * at all, there is something to answer or due; -1: no slot awaited).
+ * One atomic load without interrupt endpoints. */
+long long usbip__dev_pace(struct usbip__dev *dev);
 /* Is @num/@dir_in an isochronous endpoint right now? */
 bool usbip__dev_ep_is_iso(struct usbip__dev *dev, unsigned num, bool dir_in);
 

@@ -29,11 +29,20 @@ static struct usbip__dev *to_dev(struct usb_gadget *g)
 	return usb_container_of(g, struct usbip__dev, gadget);
 }
 
-/* Lock held. Wake the connection so it hands out what the engine finished. */
+/* Lock held. Wake the connection so it hands out what the engine finished,
+ * or sleeps no longer than a paced endpoint's slot now held. */
 static void kick_locked(struct usbip__dev *dev)
 {
-	if (dev->conn && !udcx__done_empty(&dev->done))
+	uint64_t due;
+
+	if (!dev->conn)
+		return;
+	if (!udcx__done_empty(&dev->done) ||
+	    (atomic_load_explicit(&dev->n_paced, memory_order_relaxed) &&
+	     udcx__pacer_next(&dev->pacer, &due) && due < dev->pace_armed)) {
+		dev->pace_armed = 0;	/* woken: it looks again */
 		usbip__conn_wake(dev->conn);
+	}
 }
 
 /* ---- gadget ops ---------------------------------------------------------- */
@@ -112,8 +121,19 @@ static int ep_enable(struct usb_ep *uep, const struct usb_endpoint_descriptor *d
 		return -USB_EINVAL;
 	pthread_mutex_lock(&dev->lock);
 	rc = udcx__ep_enable(&ep->x, in, mp);
-	if (rc == 0)
+	if (rc == 0) {
 		ep->type = desc->bmAttributes & USB_ENDPOINT_XFERTYPE_MASK;
+		/* vhci passes interrupt URBs at once: keep the interval the
+		 * host controller would poll at, for this speed. */
+		if (udcx__ep_pace_desc(&ep->x, &dev->pacer, desc, uep->comp_desc,
+				       dev->gadget.speed) && !ep->paced) {
+			ep->paced = true;
+			atomic_fetch_add(&dev->n_paced, 1u);
+		} else if (!udcx__ep_is_paced(&ep->x) && ep->paced) {
+			ep->paced = false;
+			atomic_fetch_sub(&dev->n_paced, 1u);
+		}
+	}
 	pthread_mutex_unlock(&dev->lock);
 	return rc;
 }
@@ -130,7 +150,11 @@ static int ep_disable(struct usb_ep *uep)
 	udcx__done_init(&done);
 	pthread_mutex_lock(&dev->lock);
 	udcx__done_take_ep(&dev->done, &ep->x, &reqs);
-	udcx__ep_disable(&ep->x, &done);
+	udcx__ep_disable(&ep->x, &done);	/* unpaced too */
+	if (ep->paced) {
+		ep->paced = false;
+		atomic_fetch_sub(&dev->n_paced, 1u);
+	}
 	/* Host transfers stay pending (the host unlinks them); only the
 	 * requests are ours to finish here. */
 	udcx__done_take_ep(&done, &ep->x, &reqs);
@@ -284,6 +308,9 @@ int usbip__dev_create(struct usbip_server *srv, unsigned index, struct usbip__de
 		}
 	}
 	udcx__done_init(&dev->done);
+	udcx__pacer_init(&dev->pacer, &udcx__clock_monotonic);
+	dev->pace_armed = UINT64_MAX;
+	atomic_init(&dev->n_paced, 0u);
 	usb_gadget_init(&dev->gadget);
 	dev->gadget.ops = &gadget_ops;
 	dev->gadget.name = dev->busid;
@@ -414,6 +441,28 @@ bool usbip__dev_ep_is_iso(struct usbip__dev *dev, unsigned num, bool dir_in)
 }
 
 /* ---- the event side (connection thread) -------------------------------- */
+
+long long usbip__dev_pace(struct usbip__dev *dev)
+{
+	long long wait = -1;
+	uint64_t due, now;
+
+	if (!atomic_load_explicit(&dev->n_paced, memory_order_relaxed))
+		return -1;
+	pthread_mutex_lock(&dev->lock);
+	if (udcx__pacer_run(&dev->pacer, &dev->done) > 0 && !udcx__done_empty(&dev->done))
+		wait = 0;	/* answer what the slots finished first */
+	if (udcx__pacer_next(&dev->pacer, &due)) {
+		now = udcx__clock_monotonic.now_ns(NULL);
+		if (wait < 0)
+			wait = due > now ? (long long)(due - now) : 0;
+		dev->pace_armed = due;
+	} else {
+		dev->pace_armed = UINT64_MAX;
+	}
+	pthread_mutex_unlock(&dev->lock);
+	return wait;
+}
 
 /* Move finished host URBs onto @out; local transfers (no context) are
  * just unlinked: their owner looks at them on the stack. */

@@ -2,7 +2,8 @@
 # multi.sh ours: examples/multi (mass storage + CDC ACM + HID keyboard)
 # against the guest's own drivers. Guest: /dev/sda (usb-storage),
 # /dev/ttyACM0 (cdc-acm) and /dev/hidraw0 (usbhid) appear together; two
-# reports written to the hidg0 pipe come out of /dev/hidraw0 byte for byte,
+# reports written to the hidg0 pipe come out of /dev/hidraw0 byte for byte
+# (500 more no faster than the endpoint's 1 ms interval allows),
 # and the input layer sees the key press (KEY_A down, then up); the caps
 # lock LED set through /sys/class/leds reaches the hidg0_out pipe as an
 # output report; stty's speed and parity changes reach the
@@ -67,6 +68,23 @@ g_keyboard() {
     wait "$_hr" || lh_fail "read 2 reports from /dev/hidraw0"
     cmp "$GW/keys.bin" "$GW/hidraw.bin" || lh_fail "hidraw0 reports differ from what hidg0 took"
     lh_log "2 keyboard reports hidg0 -> /dev/hidraw0 byte for byte"
+    # The interrupt endpoint's interval holds (high speed, bInterval 4:
+    # 1 ms), though vhci passes the URBs at once: 500 reports (all keys
+    # up: nothing for the input layer) take no less than 499 ms, less the
+    # 10 ms tick of /proc/uptime. Only a lower bound; the rate is logged.
+    head -c 4000 /dev/zero >"$GW/many.bin"
+    timeout 30 head -c 4000 /dev/hidraw0 >"$GW/many_got.bin" &
+    _hr=$!
+    sleep 0.5
+    _t0=$(g_now)
+    cat "$GW/many.bin" >"$GW/hidg0" || lh_fail "write 500 reports to the hidg0 pipe"
+    wait "$_hr" || lh_fail "read 500 reports from /dev/hidraw0"
+    _t1=$(g_now)
+    cmp "$GW/many.bin" "$GW/many_got.bin" || lh_fail "the 500 reports differ"
+    awk -v a="$_t0" -v b="$_t1" 'BEGIN { exit !(b - a >= 0.489) }' ||
+        lh_fail "500 reports in $_t0 -> $_t1 s: faster than one a 1 ms interval"
+    lh_log "500 reports through /dev/hidraw0 in $(awk -v a="$_t0" -v b="$_t1" \
+        'BEGIN { printf "%.2f s, %.0f a second", b - a, 500 / (b - a) }') (bInterval 4 at high speed: 1000 a second)"
     wait "$_evr" || lh_fail "read the key events from $_ev"
     # struct input_event on x86_64: 16 bytes of time, type 1 (EV_KEY),
     # code 30 (KEY_A), value 1 (down), then 0 (up); little-endian.
