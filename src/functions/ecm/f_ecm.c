@@ -18,6 +18,7 @@
 #include "composite/ether.h"
 #include "functions/common/bulk_pair.h"
 #include "functions/common/fn_request.h"
+#include "functions/net/net_notify.h"
 #include "functions/net/net_port.h"
 
 #define DH(d) ((struct usb_descriptor_header *)(void *)(d))
@@ -25,12 +26,11 @@
 /* OUT requests take a whole frame and the byte usbnet pads a frame of a
  * packet multiple with; more than a frame is dropped as too long. */
 #define ECM_RX_LEN (USB_NET_FRAME_MAX + 64)
-#define ECM_STATUS_BYTECOUNT 16	/* notification header + speed change */
+#define ECM_STATUS_BYTECOUNT NET_NOTIFY_BYTES
 #define ECM_STATUS_INTERVAL_FS 32	/* ms, Linux's ECM_STATUS_INTERVAL_MS */
 #define ECM_STATUS_INTERVAL_HS 9	/* 2^(9-1) microframes: 32 ms */
 
 enum { ECM_CTRL_IDX, ECM_MAC_IDX, ECM_DATA_IDX, ECM_IAD_IDX, ECM_N_STRINGS };
-enum { NOTIFY_CONNECT = 1, NOTIFY_SPEED = 2 };
 
 struct f_ecm {
 	struct usb_function function;
@@ -54,10 +54,10 @@ struct f_ecm {
 	struct usb_descriptor_header *fs_list[14], *hs_list[14], *ss_list[18];
 
 	unsigned nreqs, qlen, in_maxp;
-	struct usb_request **in_req, **out_req, *notify_req;
+	struct usb_request **in_req, **out_req;
 	atomic_bool *in_busy;
-	bool data_on, notify_on, notify_busy;
-	unsigned notify_pending;
+	bool data_on;
+	struct net_notify notify;
 };
 
 static struct f_ecm *func_to_ecm(struct usb_function *f)
@@ -164,7 +164,6 @@ static void set_strings(struct f_ecm *ecm)
 
 /* ---- requests ----------------------------------------------------------------- */
 
-static void notify_complete(struct usb_ep *ep, struct usb_request *req);
 static void in_complete(struct usb_ep *ep, struct usb_request *req);
 static void out_complete(struct usb_ep *ep, struct usb_request *req);
 
@@ -176,7 +175,7 @@ static void free_requests(struct f_ecm *ecm)
 		fn_request_free(ecm->pair.in, &ecm->in_req[i]);
 	for (i = 0; ecm->out_req && i < ecm->nreqs; i++)
 		fn_request_free(ecm->pair.out, &ecm->out_req[i]);
-	fn_request_free(ecm->notify_ep, &ecm->notify_req);
+	net_notify_free(&ecm->notify);
 	free(ecm->in_req);
 	free(ecm->out_req);
 	free(ecm->in_busy);
@@ -192,9 +191,8 @@ static int alloc_requests(struct f_ecm *ecm)
 	ecm->in_req = calloc(ecm->nreqs, sizeof(*ecm->in_req));
 	ecm->out_req = calloc(ecm->nreqs, sizeof(*ecm->out_req));
 	ecm->in_busy = calloc(ecm->nreqs, sizeof(*ecm->in_busy));
-	ecm->notify_req = fn_request_alloc(ecm->notify_ep, ECM_STATUS_BYTECOUNT, ecm,
-					   notify_complete);
-	if (!ecm->in_req || !ecm->out_req || !ecm->in_busy || !ecm->notify_req)
+	if (!ecm->in_req || !ecm->out_req || !ecm->in_busy ||
+	    net_notify_alloc(&ecm->notify, ecm->notify_ep))
 		goto fail;
 	for (i = 0; i < ecm->nreqs; i++) {
 		atomic_init(&ecm->in_busy[i], false);
@@ -207,67 +205,6 @@ static int alloc_requests(struct f_ecm *ecm)
 fail:
 	free_requests(ecm);
 	return -USB_ENOMEM;
-}
-
-/* ---- notifications (event context only) -------------------------------------- */
-
-/* Linux's ecm_bitrate(): what the host's link speed says. */
-static uint32_t bitrate(const struct usb_gadget *g)
-{
-	if (g->speed >= USB_SPEED_SUPER)
-		return 13u * 1024u * 8u * 1000u * 8u;
-	if (g->speed == USB_SPEED_HIGH)
-		return 13u * 512u * 8u * 1000u * 8u;
-	return 19u * 64u * 1u * 1000u * 8u;
-}
-
-/* Send the next pending notification: the connection, then the speed (as Linux). */
-static void notify_next(struct f_ecm *ecm)
-{
-	struct usb_request *req = ecm->notify_req;
-	struct usb_cdc_notification *n = req->buf;
-	uint8_t *data = (uint8_t *)req->buf + sizeof(*n);
-
-	if (!ecm->notify_on || ecm->notify_busy || !ecm->notify_pending)
-		return;
-	n->bmRequestType = USB_DIR_IN | USB_TYPE_CLASS | USB_RECIP_INTERFACE;
-	n->wIndex = USB_CPU_TO_LE16(ecm->ctrl_id);
-	if (ecm->notify_pending & NOTIFY_CONNECT) {
-		ecm->notify_pending &= ~(unsigned)NOTIFY_CONNECT;
-		n->bNotificationType = USB_CDC_NOTIFY_NETWORK_CONNECTION;
-		n->wValue = USB_CPU_TO_LE16(ecm->data_on ? 1 : 0);
-		n->wLength = 0;
-		req->length = sizeof(*n);
-	} else {
-		uint32_t rate = bitrate(usb_function_cdev(&ecm->function)->gadget);
-
-		ecm->notify_pending &= ~(unsigned)NOTIFY_SPEED;
-		n->bNotificationType = USB_CDC_NOTIFY_SPEED_CHANGE;
-		n->wValue = 0;
-		n->wLength = USB_CPU_TO_LE16(8);
-		usb_put_le32(data, rate);
-		usb_put_le32(data + 4, rate);
-		req->length = ECM_STATUS_BYTECOUNT;
-	}
-	ecm->notify_busy = true;
-	if (usb_ep_queue(ecm->notify_ep, req, USB_GFP_ATOMIC))
-		ecm->notify_busy = false;
-}
-
-static void notify_complete(struct usb_ep *ep, struct usb_request *req)
-{
-	struct f_ecm *ecm = req->context;
-
-	(void)ep;
-	ecm->notify_busy = false;
-	if (req->status == 0)
-		notify_next(ecm);
-}
-
-static void notify(struct f_ecm *ecm, unsigned what)
-{
-	ecm->notify_pending |= what;
-	notify_next(ecm);
 }
 
 /* ---- the frame path ------------------------------------------------------------- */
@@ -443,14 +380,14 @@ static int ecm_set_alt(struct usb_function *f, unsigned interface, unsigned alt)
 	if (interface == ecm->ctrl_id) {
 		if (alt != 0)
 			return -USB_EINVAL;
-		if (ecm->notify_on)
+		if (ecm->notify.on)
 			(void)usb_ep_disable(ecm->notify_ep);
-		ecm->notify_on = false;
-		ecm->notify_busy = false;
+		net_notify_enable(&ecm->notify, false);
 		ret = enable_ep(ecm, ecm->notify_ep);
 		if (ret)
 			return ret;
-		ecm->notify_on = true;
+		ecm->notify.intf = ecm->ctrl_id;
+		net_notify_enable(&ecm->notify, true);
 		return 0;
 	}
 	if (interface != ecm->data_id || alt > 1)
@@ -462,7 +399,8 @@ static int ecm_set_alt(struct usb_function *f, unsigned interface, unsigned alt)
 		return ret;
 	}
 	/* As Linux: the connection state, always followed by the speed. */
-	notify(ecm, NOTIFY_CONNECT | NOTIFY_SPEED);
+	net_notify_link(&ecm->notify, ecm->data_on,
+			net_bitrate(usb_function_cdev(f)->gadget));
 	return 0;
 }
 
@@ -481,11 +419,9 @@ static void ecm_disable(struct usb_function *f)
 
 	data_off(ecm);
 	ecm->data_alt = 0;
-	if (ecm->notify_on)
+	if (ecm->notify.on)
 		(void)usb_ep_disable(ecm->notify_ep);
-	ecm->notify_on = false;
-	ecm->notify_busy = false;
-	ecm->notify_pending = 0;
+	net_notify_enable(&ecm->notify, false);
 }
 
 static void ecm_unbind(struct usb_configuration *c, struct usb_function *f)
