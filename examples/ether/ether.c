@@ -1,14 +1,15 @@
 /*
  * ether.c - a USB network card in the shape of Linux's g_ether (CDC ECM,
- * vendor 0x0525 product 0xa4a1, "Linux-USB Ethernet Gadget"): the ecm
- * function taken from the function registry, its gadget side a TAP
- * interface (ifname=, default usb%d: the name the kernel gives is
- * printed). The host's cdc_ether binds it. The module runner makes a
+ * vendor 0x0525 product 0xa4a1, "Linux-USB Ethernet Gadget"), or with
+ * ncm=1 of Linux's g_ncm (CDC NCM, the same ids): the ecm or ncm function
+ * taken from the function registry, its gadget side a TAP interface
+ * (ifname=, default usb%d: the name the kernel gives is printed). The
+ * host's cdc_ether (cdc_ncm) binds it. The module runner makes a
  * program of it: it serves busid 1-1 over USB/IP, prints the `usbip
  * attach` line, and on SIGINT/SIGTERM unregisters, removes the interface
  * and exits 0. Needs CAP_NET_ADMIN (the TAP interface).
  *
- *   ether [ifname=usb%d] [dev_addr=xx:xx:xx:xx:xx:xx] [host_addr=...]
+ *   ether [ncm=0|1] [ifname=usb%d] [dev_addr=xx:xx:xx:xx:xx:xx] [host_addr=...]
  *         [qmult=5] [address=127.0.0.1] [port=3240] [speed=full|high|super]
  *
  * Addresses not given are random (locally administered), as Linux's.
@@ -36,6 +37,9 @@ static struct usb_device_descriptor device_desc = {
 	.bcdDevice = cpu_to_le16(0x0100),
 };
 
+static bool ncm;
+module_param(ncm, bool, S_IRUSR);
+MODULE_PARM_DESC(ncm, "CDC NCM instead of CDC ECM (Linux's g_ncm)");
 static char *ifname = "usb%d";
 module_param(ifname, charp, S_IRUSR);
 MODULE_PARM_DESC(ifname, "the TAP interface's name or template");
@@ -50,8 +54,8 @@ module_param(qmult, uint, S_IRUSR);
 MODULE_PARM_DESC(qmult, "queue length multiplier at high speed and above");
 
 static unsigned long ether_registered;
-static struct usb_function_instance *fi_ecm;
-static struct usb_function *f_ecm;
+static struct usb_function_instance *fi_net;
+static struct usb_function *f_net;
 static struct net_tap *tap;
 static struct usb_composite_driver eth_driver;
 
@@ -59,16 +63,16 @@ static int __init eth_do_config(struct usb_configuration *c)
 {
 	int status;
 
-	f_ecm = usb_get_function(fi_ecm);
-	if (IS_ERR(f_ecm)) {
-		status = PTR_ERR(f_ecm);
-		f_ecm = NULL;
+	f_net = usb_get_function(fi_net);
+	if (IS_ERR(f_net)) {
+		status = PTR_ERR(f_net);
+		f_net = NULL;
 		return status;
 	}
-	status = usb_add_function(c, f_ecm);
+	status = usb_add_function(c, f_net);
 	if (status < 0) {
-		usb_put_function(f_ecm);
-		f_ecm = NULL;
+		usb_put_function(f_net);
+		f_net = NULL;
 	}
 	return status;
 }
@@ -108,7 +112,7 @@ static int set_attr(const char *attr, const char *value)
 
 	if (!value)
 		return 0;
-	status = usb_function_instance_set(fi_ecm, attr, value);
+	status = usb_function_instance_set(fi_net, attr, value);
 	if (status < 0)
 		fprintf(stderr, "ether: %s=%s: %s\n", attr, value, usb_strerror(status));
 	return status;
@@ -120,9 +124,14 @@ static int make_instance(void)
 	char q[16];
 	int status;
 
-	fi_ecm = usb_get_function_instance("ecm");
-	if (IS_ERR(fi_ecm))
-		return PTR_ERR(fi_ecm);
+	if (ncm) {
+		/* g_ncm's configuration label and device class */
+		eth_config.label = "CDC Ethernet (NCM)";
+		device_desc.bDeviceClass = USB_CLASS_COMM;
+	}
+	fi_net = usb_get_function_instance(ncm ? "ncm" : "ecm");
+	if (IS_ERR(fi_net))
+		return PTR_ERR(fi_net);
 	snprintf(q, sizeof(q), "%u", qmult);
 	status = set_attr("ifname", ifname);
 	if (status == 0)
@@ -133,7 +142,7 @@ static int make_instance(void)
 		status = set_attr("qmult", q);
 	if (status < 0)
 		return status;
-	o = usb_net_opts_from_instance(fi_ecm);
+	o = usb_net_opts_from_instance(fi_net);
 	status = net_tap_create(&tap, o->ifname, o->dev_addr, &o->ops, &o->ctx);
 	if (status < 0)
 		fprintf(stderr, "ether: TAP interface %s: %s\n", o->ifname, usb_strerror(status));
@@ -142,13 +151,13 @@ static int make_instance(void)
 
 static void put_all(void)
 {
-	usb_put_function(f_ecm);
-	f_ecm = NULL;
+	usb_put_function(f_net);
+	f_net = NULL;
 	net_tap_destroy(tap);
 	tap = NULL;
-	if (!IS_ERR_OR_NULL(fi_ecm))
-		usb_put_function_instance(fi_ecm);
-	fi_ecm = NULL;
+	if (!IS_ERR_OR_NULL(fi_net))
+		usb_put_function_instance(fi_net);
+	fi_net = NULL;
 }
 
 static void eth_unregister(void)
@@ -166,13 +175,13 @@ static int __init eth_init(void)
 	if (status == 0)
 		status = usb_composite_register(&eth_driver);
 	if (status == 0)
-		status = net_tap_start(tap, f_ecm);
+		status = net_tap_start(tap, f_net);
 	if (status < 0) {
 		eth_unregister();
 		put_all();
 		return status;
 	}
-	o = usb_net_opts_from_instance(fi_ecm);
+	o = usb_net_opts_from_instance(fi_net);
 	usb_net_format_addr(o->dev_addr, dev);
 	usb_net_format_addr(o->host_addr, host);
 	printf("ether: interface %s, gadget %s, host %s\n", net_tap_name(tap), dev, host);

@@ -1,6 +1,8 @@
 /*
  * ether.h - USB networking functions, the gadget side of a network link:
- * "ecm" (CDC ECM, as Linux's f_ecm; the host's cdc_ether binds it). The
+ * "ecm" (CDC ECM, as Linux's f_ecm; the host's cdc_ether binds it) and
+ * "ncm" (CDC NCM 1.0, as Linux's f_ncm, NTB16 and NTB32 without CRCs; the
+ * host's cdc_ncm binds it: several frames per transfer). The
  * host sees an Ethernet interface; the gadget side sends and receives
  * Ethernet frames (destination, source, type, payload: no FCS) through
  * the calls below, or through a TAP interface (composite/net_tap.h), as
@@ -100,8 +102,20 @@ void ecm_free(struct usb_function *f);
 /* True if @f is an ECM function. */
 bool ecm_is(const struct usb_function *f);
 
+/**
+ * ncm_alloc() - a new NCM function for usb_add_function().
+ * Return: as ecm_alloc().
+ */
+int ncm_alloc(const struct usb_net_opts *opts, struct usb_function **out);
+
+/* Free a function from ncm_alloc() that was never added. */
+void ncm_free(struct usb_function *f);
+
+/* True if @f is an NCM function. */
+bool ncm_is(const struct usb_function *f);
+
 /*
- * The options of a registry instance of "ecm" (composite/registry.h),
+ * The options of a registry instance of "ecm" or "ncm" (composite/registry.h),
  * for typed setting before usb_get_function(); NULL for any other
  * instance. Attributes: dev_addr, host_addr (xx:xx:xx:xx:xx:xx), ifname,
  * qmult, as Linux's configfs.
@@ -110,7 +124,7 @@ struct usb_net_opts *usb_net_opts_from_instance(struct usb_function_instance *fi
 
 /**
  * usb_net_send() - queue one frame for the host.
- * @f: an ECM function.
+ * @f: an ECM or NCM function.
  * Return: 0 (copied; @frame is the caller's again); -USB_EMSGSIZE (not
  * 14..USB_NET_FRAME_MAX bytes); -USB_ENOTCONN (the host has not opened
  * the link); -USB_EAGAIN (the queue is full: ops->writable says when
@@ -127,6 +141,7 @@ struct usb_net_stats {
 	uint64_t rx_dropped_short;	/* shorter than an Ethernet header */
 	uint64_t rx_dropped_long;	/* longer than USB_NET_FRAME_MAX, or overflowed */
 	uint64_t rx_errors;		/* OUT requests that failed otherwise */
+	uint64_t rx_ntbs_dropped;	/* NCM: malformed NTBs, dropped whole */
 	uint64_t tx_dropped;		/* queued when the link went down */
 	uint16_t packet_filter;		/* the host's SET_ETHERNET_PACKET_FILTER */
 	bool link_up;

@@ -155,7 +155,7 @@ DECLARE_USB_FUNCTION_INIT(own, own_alloc_inst, own_alloc_func);
 static void test_shipped_names(void **state)
 {
 	static const char *const names[] = { "mass_storage", "SourceSink", "Loopback", "acm",
-					     "hid", "ecm" };
+					     "hid", "ecm", "ncm" };
 	const unsigned n = sizeof(names) / sizeof(names[0]);
 
 	(void)state;
@@ -180,7 +180,7 @@ static void test_unknown_name(void **state)
 	assert_true(usb_is_err(fi));
 	assert_int_equal(usb_ptr_err(fi), -USB_ENOENT);
 	assert_non_null(strstr(last_log, "\"sourcesink\""));
-	assert_non_null(strstr(last_log, "mass_storage, SourceSink, Loopback, acm, hid, ecm, own"));
+	assert_non_null(strstr(last_log, "mass_storage, SourceSink, Loopback, acm, hid, ecm, ncm, own"));
 	assert_int_equal(usb_ptr_err(usb_get_function_instance("SourceSink.")), -USB_ENOENT);
 	assert_int_equal(usb_ptr_err(usb_get_function_instance(NULL)), -USB_EINVAL);
 }
@@ -248,7 +248,7 @@ static void test_register(void **state)
 	for (n = 0; n < USB_FUNCTION_REGISTRY_MAX - 1; n++)
 		usb_function_unregister(&drivers[n]);
 	assert_int_equal(usb_ptr_err(usb_get_function_instance("fn7")), -USB_ENOENT);
-	assert_null(usb_function_name(7));	/* six shipped, then "own" */
+	assert_null(usb_function_name(8));	/* seven shipped, then "own" */
 }
 
 /* ---- attributes ------------------------------------------------------------ */

@@ -17,8 +17,8 @@
 
 #include "composite/ether.h"
 #include "functions/common/bulk_pair.h"
-#include "functions/common/fn_request.h"
 #include "functions/net/net_notify.h"
+#include "functions/net/net_reqs.h"
 #include "functions/net/net_port.h"
 
 #define DH(d) ((struct usb_descriptor_header *)(void *)(d))
@@ -53,9 +53,8 @@ struct f_ecm {
 	struct usb_ss_ep_comp_descriptor ss_notify_comp;
 	struct usb_descriptor_header *fs_list[14], *hs_list[14], *ss_list[18];
 
-	unsigned nreqs, qlen, in_maxp;
-	struct usb_request **in_req, **out_req;
-	atomic_bool *in_busy;
+	struct net_reqs reqs;
+	unsigned in_maxp;
 	bool data_on;
 	struct net_notify notify;
 };
@@ -167,73 +166,29 @@ static void set_strings(struct f_ecm *ecm)
 static void in_complete(struct usb_ep *ep, struct usb_request *req);
 static void out_complete(struct usb_ep *ep, struct usb_request *req);
 
-static void free_requests(struct f_ecm *ecm)
-{
-	unsigned i;
-
-	for (i = 0; ecm->in_req && i < ecm->nreqs; i++)
-		fn_request_free(ecm->pair.in, &ecm->in_req[i]);
-	for (i = 0; ecm->out_req && i < ecm->nreqs; i++)
-		fn_request_free(ecm->pair.out, &ecm->out_req[i]);
-	net_notify_free(&ecm->notify);
-	free(ecm->in_req);
-	free(ecm->out_req);
-	free(ecm->in_busy);
-	ecm->in_req = ecm->out_req = NULL;
-	ecm->in_busy = NULL;
-}
-
-static int alloc_requests(struct f_ecm *ecm)
-{
-	unsigned i;
-
-	ecm->nreqs = 2 * ecm->opts.qmult;
-	ecm->in_req = calloc(ecm->nreqs, sizeof(*ecm->in_req));
-	ecm->out_req = calloc(ecm->nreqs, sizeof(*ecm->out_req));
-	ecm->in_busy = calloc(ecm->nreqs, sizeof(*ecm->in_busy));
-	if (!ecm->in_req || !ecm->out_req || !ecm->in_busy ||
-	    net_notify_alloc(&ecm->notify, ecm->notify_ep))
-		goto fail;
-	for (i = 0; i < ecm->nreqs; i++) {
-		atomic_init(&ecm->in_busy[i], false);
-		ecm->in_req[i] = fn_request_alloc(ecm->pair.in, USB_NET_FRAME_MAX, ecm, in_complete);
-		ecm->out_req[i] = fn_request_alloc(ecm->pair.out, ECM_RX_LEN, ecm, out_complete);
-		if (!ecm->in_req[i] || !ecm->out_req[i])
-			goto fail;
-	}
-	return 0;
-fail:
-	free_requests(ecm);
-	return -USB_ENOMEM;
-}
-
 /* ---- the frame path ------------------------------------------------------------- */
 
 /* net_port's fill: queued frames into idle IN requests, one each. */
 static void ecm_fill(struct net_port *p)
 {
 	struct f_ecm *ecm = port_to_ecm(p);
+	struct usb_request *req;
+	const uint8_t *frame;
 	unsigned i;
+	size_t len;
 
-	for (i = 0; i < ecm->qlen; i++) {
-		struct usb_request *req = ecm->in_req[i];
-		const uint8_t *frame;
-		size_t len;
-
-		if (atomic_load(&ecm->in_busy[i]))
-			continue;
-		frame = net_port_peek(p, &len);
-		if (!frame)
-			return;
+	while ((frame = net_port_peek(p, &len)) != NULL &&
+	       (req = net_reqs_claim_in(&ecm->reqs, &i)) != NULL) {
 		memcpy(req->buf, frame, len);
 		req->length = (unsigned)len;
 		/* A frame filling its last packet ends with a zero-length one. */
 		req->zero = ecm->in_maxp && len % ecm->in_maxp == 0;
-		atomic_store(&ecm->in_busy[i], true);
+		ecm->reqs.in_frames[i] = 1;
+		ecm->reqs.in_bytes[i] = len;
 		net_port_pop(p);
 		if (usb_ep_queue(ecm->pair.in, req, USB_GFP_ATOMIC)) {
-			atomic_store(&ecm->in_busy[i], false);
-			net_port_tx_done(p, len, false);
+			net_reqs_release_in(&ecm->reqs, i);
+			net_port_tx_done(p, 1, len, false);
 			return;
 		}
 	}
@@ -242,24 +197,22 @@ static void ecm_fill(struct net_port *p)
 static void in_complete(struct usb_ep *ep, struct usb_request *req)
 {
 	struct f_ecm *ecm = req->context;
-	unsigned i;
+	unsigned i = net_reqs_in_index(&ecm->reqs, req);
+	unsigned frames = ecm->reqs.in_frames[i];
+	size_t bytes = ecm->reqs.in_bytes[i];
 
 	(void)ep;
-	for (i = 0; i < ecm->nreqs; i++)
-		if (ecm->in_req[i] == req)
-			atomic_store(&ecm->in_busy[i], false);
-	net_port_tx_done(&ecm->port, req->actual, req->status == 0);
+	net_reqs_release_in(&ecm->reqs, i);
+	net_port_tx_done(&ecm->port, frames, bytes, req->status == 0);
 }
 
 static void out_complete(struct usb_ep *ep, struct usb_request *req)
 {
 	struct f_ecm *ecm = req->context;
 
+	(void)ep;
 	net_port_rx(&ecm->port, req->buf, req->actual, req->status);
-	if (req->status == -USB_ESHUTDOWN || req->status == -USB_ECONNRESET || !ecm->data_on)
-		return;
-	req->length = ECM_RX_LEN;
-	(void)usb_ep_queue(ep, req, USB_GFP_ATOMIC);
+	net_reqs_requeue_out(&ecm->reqs, req, ecm->data_on);
 }
 
 /* ---- bind, set_alt, disable ----------------------------------------------------- */
@@ -310,7 +263,10 @@ static int ecm_bind(struct usb_configuration *c, struct usb_function *f)
 	ret = usb_assign_descriptors(f, ecm->fs_list, ecm->hs_list, ecm->ss_list, ecm->ss_list);
 	if (ret)
 		goto fail_pair;
-	ret = alloc_requests(ecm);
+	ret = net_reqs_alloc(&ecm->reqs, ecm->pair.in, ecm->pair.out, 2 * ecm->opts.qmult,
+			     USB_NET_FRAME_MAX, ECM_RX_LEN, ecm, in_complete, out_complete);
+	if (ret == 0 && (ret = net_notify_alloc(&ecm->notify, ecm->notify_ep)) != 0)
+		net_reqs_free(&ecm->reqs);
 	if (ret)
 		goto fail_descs;
 	return 0;
@@ -350,7 +306,6 @@ static void data_off(struct f_ecm *ecm)
 static int data_on(struct f_ecm *ecm)
 {
 	struct usb_gadget *g = usb_function_cdev(&ecm->function)->gadget;
-	unsigned i;
 	int ret = enable_ep(ecm, ecm->pair.in);
 
 	if (ret)
@@ -360,14 +315,9 @@ static int data_on(struct f_ecm *ecm)
 		(void)usb_ep_disable(ecm->pair.in);
 		return ret;
 	}
-	/* Linux's qlen(): deeper queues from high speed up. */
-	ecm->qlen = g->speed >= USB_SPEED_HIGH ? ecm->nreqs : 2;
 	ecm->in_maxp = usb_endpoint_maxp(ecm->pair.in->desc);
 	ecm->data_on = true;
-	for (i = 0; i < ecm->qlen; i++) {
-		ecm->out_req[i]->length = ECM_RX_LEN;
-		(void)usb_ep_queue(ecm->pair.out, ecm->out_req[i], USB_GFP_ATOMIC);
-	}
+	net_reqs_start(&ecm->reqs, g);
 	net_port_link(&ecm->port, true);
 	return 0;
 }
@@ -431,7 +381,8 @@ static void ecm_unbind(struct usb_configuration *c, struct usb_function *f)
 	(void)c;
 	if (ecm->opts.ops && ecm->opts.ops->unbind)
 		ecm->opts.ops->unbind(f, ecm->opts.ctx);
-	free_requests(ecm);
+	net_notify_free(&ecm->notify);
+	net_reqs_free(&ecm->reqs);
 	usb_free_all_descriptors(f);
 }
 

@@ -9,7 +9,9 @@
 
 static struct net_port *port_of(struct usb_function *f)
 {
-	return ecm__port(f);
+	struct net_port *p = ecm__port(f);
+
+	return p ? p : ncm__port(f);
 }
 
 int usb_net_send(struct usb_function *f, const void *frame, size_t len)
@@ -34,4 +36,5 @@ void usb_net_get_stats(struct usb_function *f, struct usb_net_stats *st)
 		net_port_stats(p, st);
 	else
 		memset(st, 0, sizeof(*st));
+	st->rx_ntbs_dropped = ncm__ntbs_dropped(f);
 }

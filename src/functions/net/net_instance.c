@@ -127,13 +127,39 @@ static struct usb_function_instance *ecm_alloc_inst(void)
 	return fn_plain_alloc_inst(&ecm_plain);
 }
 
+static int ncm_alloc_plain(const void *opts, struct usb_function **out)
+{
+	return ncm_alloc(opts, out);
+}
+
+static const struct fn_plain_ops ncm_plain = {
+	.opts_size = sizeof(struct usb_net_opts),
+	.init = net_init,
+	.alloc = ncm_alloc_plain,
+	.free = ncm_free,
+	.attrs = net_attrs,
+};
+
+static struct usb_function_instance *ncm_alloc_inst(void)
+{
+	return fn_plain_alloc_inst(&ncm_plain);
+}
+
 struct usb_net_opts *usb_net_opts_from_instance(struct usb_function_instance *fi)
 {
-	return fi && !usb_is_err(fi) && fi->fd == &fn_driver_ecm ? net_opts(fi) : NULL;
+	if (!fi || usb_is_err(fi) || (fi->fd != &fn_driver_ecm && fi->fd != &fn_driver_ncm))
+		return NULL;
+	return net_opts(fi);
 }
 
 const struct usb_function_driver fn_driver_ecm = {
 	.name = "ecm",
 	.alloc_inst = ecm_alloc_inst,
+	.alloc_func = fn_plain_alloc_func,
+};
+
+const struct usb_function_driver fn_driver_ncm = {
+	.name = "ncm",
+	.alloc_inst = ncm_alloc_inst,
 	.alloc_func = fn_plain_alloc_func,
 };

@@ -86,13 +86,13 @@ void net_port_pop(struct net_port *p)
 	atomic_fetch_add(&p->tail, 1);
 }
 
-void net_port_tx_done(struct net_port *p, size_t len, bool ok)
+void net_port_tx_done(struct net_port *p, unsigned frames, size_t bytes, bool ok)
 {
 	if (ok) {
-		atomic_fetch_add(&p->tx_frames, 1);
-		atomic_fetch_add(&p->tx_bytes, len);
+		atomic_fetch_add(&p->tx_frames, frames);
+		atomic_fetch_add(&p->tx_bytes, bytes);
 	} else {
-		atomic_fetch_add(&p->tx_dropped, 1);
+		atomic_fetch_add(&p->tx_dropped, frames);
 	}
 	net_port_kick(p);
 	if (atomic_load(&p->want_writable) &&

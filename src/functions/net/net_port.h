@@ -53,8 +53,9 @@ void net_port_kick(struct net_port *p);
 const uint8_t *net_port_peek(struct net_port *p, size_t *len);
 void net_port_pop(struct net_port *p);
 
-/* A frame went out (@ok) or failed: count it, refill, tell a waiting sender. */
-void net_port_tx_done(struct net_port *p, size_t len, bool ok);
+/* An IN transfer of @frames frames, @bytes in all, went out (@ok) or
+ * failed: count them, refill, tell a waiting sender. */
+void net_port_tx_done(struct net_port *p, unsigned frames, size_t bytes, bool ok);
 
 /* An OUT transfer of @len bytes with @status: checked, delivered, counted. */
 void net_port_rx(struct net_port *p, const void *frame, size_t len, int status);
@@ -65,7 +66,11 @@ void net_port_link(struct net_port *p, bool up);
 void net_port_stats(struct net_port *p, struct usb_net_stats *st);
 
 
-/* The port of a network function (ECM), or NULL for any other function. */
+/* The port of a network function, or NULL for any other function. */
 struct net_port *ecm__port(struct usb_function *f);
+struct net_port *ncm__port(struct usb_function *f);
+
+/* NCM: the NTBs its parser dropped (0 for any other function). */
+uint64_t ncm__ntbs_dropped(struct usb_function *f);
 
 #endif

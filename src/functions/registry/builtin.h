@@ -14,5 +14,6 @@ extern const struct usb_function_driver fn_driver_loopback;	/* loopback/lb_insta
 extern const struct usb_function_driver fn_driver_acm;		/* acm/acm_instance.c */
 extern const struct usb_function_driver fn_driver_hid;		/* hid/hid_instance.c */
 extern const struct usb_function_driver fn_driver_ecm;		/* net/net_instance.c */
+extern const struct usb_function_driver fn_driver_ncm;		/* net/net_instance.c */
 
 #endif

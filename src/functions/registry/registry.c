@@ -17,6 +17,7 @@ static const struct usb_function_driver *const builtin[] = {
 	&fn_driver_acm,
 	&fn_driver_hid,
 	&fn_driver_ecm,
+	&fn_driver_ncm,
 };
 #define N_BUILTIN (sizeof(builtin) / sizeof(builtin[0]))
 

@@ -39,7 +39,7 @@ DECLARE_USB_FUNCTION_INIT(mine, mine_alloc_inst, mine_alloc_func);
 static int check_registry(void)
 {
 	static const char *const names[] = { "mass_storage", "SourceSink", "Loopback", "acm",
-					     "hid", "ecm", "mine" };
+					     "hid", "ecm", "ncm", "mine" };
 
 	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		struct usb_function_instance *fi = usb_get_function_instance(names[i]);
@@ -50,7 +50,7 @@ static int check_registry(void)
 		}
 		usb_put_function_instance(fi);
 	}
-	printf("registry: mass_storage, SourceSink, Loopback, acm, hid, ecm and mine found\n");
+	printf("registry: mass_storage, SourceSink, Loopback, acm, hid, ecm, ncm and mine found\n");
 	return 0;
 }
 

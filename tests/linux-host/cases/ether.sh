@@ -1,8 +1,9 @@
 #!/bin/sh
-# ether.sh PROVIDER: a USB network card against the guest's cdc_ether.
-# ours: examples/ether over USB/IP (its gadget side a TAP interface);
-# vudc: the kernel's usb_f_ecm through configfs on usbip-vudc (its gadget
-# side the kernel's usb0), the reference. The gadget side's interface goes
+# ether.sh PROVIDER: a USB network card against the guest's cdc_ether, or
+# with LH_NET_FUNC=ncm (cases/ncm.sh) against cdc_ncm.
+# ours: examples/ether over USB/IP (ncm=1 for NCM; its gadget side a TAP
+# interface); vudc: the kernel's usb_f_ecm (usb_f_ncm) through configfs on
+# usbip-vudc (its gadget side the kernel's usb0), the reference. The gadget side's interface goes
 # into a network namespace of its own, so every packet between the two
 # addresses crosses USB. Checks: cdc_ether binds and the interface comes
 # up; ping both ways with payloads from 1 byte to the MTU (1472: 1514-byte
@@ -23,20 +24,21 @@ SIZES="1 56 470 982 1000 1472"
 xfer_mib() { [ "$1" = ours ] && echo 64 || echo 8; }
 
 host_main() {
-    h_init "ether.$1"
+    _func=${LH_NET_FUNC:-ecm}
+    h_init "ether.$_func.$1"
     [ -x "${LH_TCP_XFER:-}" ] || lh_fail "LH_TCP_XFER names no executable"
     head -c $(($(xfer_mib "$1") * 1048576)) /dev/urandom >"$LH_WORK/to_gadget.bin"
     head -c $(($(xfer_mib "$1") * 1048576)) /dev/urandom >"$LH_WORK/to_host.bin"
-    H_OURS_BIN=${LH_ETHER:-} H_BINS=$LH_TCP_XFER h_guest 400 "$1"
+    H_OURS_BIN=${LH_ETHER:-} H_BINS=$LH_TCP_XFER h_guest 400 "$1" "$_func"
 }
 
 # in_ns CMD...: run CMD in the gadget side's namespace.
 in_ns() { nsenter -t "$NS_PID" -n "$@"; }
 
-# g_host_if: the interface cdc_ether made, or nothing.
+# g_host_if: the interface the host's driver ($HOST_DRIVER) made, or nothing.
 g_host_if() {
     for _n in /sys/class/net/*; do
-        [ "$(basename "$(readlink -f "$_n/device/driver" 2>/dev/null)")" = cdc_ether ] &&
+        [ "$(basename "$(readlink -f "$_n/device/driver" 2>/dev/null)")" = "$HOST_DRIVER" ] &&
             echo "${_n##*/}" && return 0
     done
     return 1
@@ -45,13 +47,13 @@ g_host_if() {
 g_start() {
     case "$PROVIDER" in
     ours)
-        g_ours_start ether ifname=usbg0
+        g_ours_start ether ifname=usbg0 "ncm=$([ "$FUNC" = ncm ] && echo 1 || echo 0)"
         GADGET_IF=usbg0
         BUSID=1-1 ;;
     vudc)
-        g_kecm_create
+        g_k${FUNC}_create
         g_kgadget_connect vudc
-        GADGET_IF=$(cat "$KGADGET/functions/ecm.usb0/ifname") ;;
+        GADGET_IF=$(cat "$KGADGET/functions/$FUNC.usb0/ifname") ;;
     *) lh_fail "unknown provider $PROVIDER" ;;
     esac
     [ -e "/sys/class/net/$GADGET_IF" ] || lh_fail "no gadget-side interface $GADGET_IF"
@@ -62,13 +64,13 @@ g_start() {
 }
 
 g_host_up() {
-    g_wait 30 "cdc_ether's interface" g_host_if
+    g_wait 30 "$HOST_DRIVER's interface" g_host_if
     HOST_IF=$(g_host_if)
     $IP addr flush dev "$HOST_IF"
     $IP addr add "$HOST_ADDR/24" dev "$HOST_IF" || lh_fail "address $HOST_IF"
     $IP link set dev "$HOST_IF" up || lh_fail "up $HOST_IF"
     g_wait 20 "$HOST_IF carrier" sh -c "[ \"\$(cat /sys/class/net/$HOST_IF/carrier 2>/dev/null)\" = 1 ]"
-    lh_log "host side: $HOST_IF $HOST_ADDR (cdc_ether), carrier on"
+    lh_log "host side: $HOST_IF $HOST_ADDR ($HOST_DRIVER), carrier on"
 }
 
 g_pings() {
@@ -115,8 +117,10 @@ g_carrier_is() {
 
 guest_main() {
     PROVIDER=$1
+    FUNC=$2
+    HOST_DRIVER=$([ "$FUNC" = ncm ] && echo cdc_ncm || echo cdc_ether)
     g_host_modules
-    g_mod tun cdc_ether
+    g_mod tun "$HOST_DRIVER"
     $IP link set lo up
     unshare -n sleep 100000 &
     NS_PID=$!
@@ -131,7 +135,7 @@ guest_main() {
     if [ "$PROVIDER" = ours ]; then
         g_wait 10 "TAP carrier on" g_carrier_is on
         g_detach
-        g_wait 20 "cdc_ether's interface to go" sh -c "! ls -l /sys/class/net/*/device/driver 2>/dev/null | grep -q cdc_ether"
+        g_wait 20 "$HOST_DRIVER's interface to go" sh -c "! ls -l /sys/class/net/*/device/driver 2>/dev/null | grep -q $HOST_DRIVER"
         g_wait 10 "TAP carrier off after detach" g_carrier_is off
         lh_log "detach: the host interface went, the TAP carrier is off"
         g_attach
