@@ -473,11 +473,12 @@ static void ncm_unbind(struct usb_configuration *c, struct usb_function *f)
 
 /* ---- class requests ------------------------------------------------------------ */
 
-/* SET_NTB_INPUT_SIZE's data: checked once it came; a bad size stalls. */
+/* SET_NTB_INPUT_SIZE's data, checked once it came: a size out of range is
+ * not taken, and ep0 halts as Linux's f_ncm does (a controller that has
+ * not yet sent the status stage stalls it). */
 static void input_size_complete(struct usb_ep *ep, struct usb_request *req)
 {
 	struct f_ncm *ncm = req->context;
-	struct usb_composite_dev *cdev = usb_function_cdev(&ncm->function);
 	uint32_t size = req->actual >= 4 ? usb_get_le32(req->buf) : 0;
 
 	if (req->status || req->actual != req->length || size < USB_CDC_NCM_NTB_MIN_IN_SIZE ||
@@ -487,7 +488,6 @@ static void input_size_complete(struct usb_ep *ep, struct usb_request *req)
 	}
 	ncm->ntb_in_size = size;
 	ncm->ntb_in_datagrams = req->actual == 8 ? usb_get_le16((uint8_t *)req->buf + 4) : 0;
-	usb_composite_setup_continue(cdev);
 }
 
 /* Replies of the IN requests; -USB_EOPNOTSUPP for what stalls. */
@@ -557,8 +557,6 @@ static int ncm_setup(struct usb_function *f, const struct usb_ctrlrequest *ctrl)
 		req->length = w_length;
 		req->complete = input_size_complete;
 		req->context = ncm;
-		ret = usb_ep_queue(cdev->gadget->ep0, req, USB_GFP_ATOMIC);
-		return ret < 0 ? ret : USB_GADGET_DELAYED_STATUS;
 	} else {
 		if (w_length || (n = ncm_set(ncm, ctrl->bRequest, w_value)) < 0)
 			return -USB_EOPNOTSUPP;
