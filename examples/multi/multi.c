@@ -1,19 +1,27 @@
 /*
  * multi.c - a multi-function gadget in the shape of Linux's g_multi: one
  * configuration holding mass storage, a CDC ACM serial port and a HID
- * boot keyboard, each taken from the function registry by its configfs
- * name (usb_get_function_instance("mass_storage"), ("acm"), ("hid")) as
- * g_multi does. The serial port is a pseudo-terminal, linked at tty=
+ * boot keyboard, and (ecm=1, the default) a second one holding CDC ECM, a
+ * second serial port and the same mass storage (one fsg_common in both
+ * configurations: the same LUNs, the same files), each function taken
+ * from the function registry by its configfs name
+ * (usb_get_function_instance("mass_storage"), ("acm"), ("hid"), ("ecm"))
+ * as g_multi does. The host picks a configuration (Linux: sysfs
+ * bConfigurationValue). The serial port is a pseudo-terminal, linked at tty=
  * (default ./ttyGS0), as Linux's /dev/ttyGS0; the keyboard's input
  * reports are written to the pipe hidg= (default ./hidg0, 8 bytes a
  * report), its output reports (LEDs) come out of hid_out= (default
- * ./hidg0_out), as Linux's /dev/hidg0. The module runner makes a program of
+ * ./hidg0_out), as Linux's /dev/hidg0. The second configuration's port
+ * is linked at tty2= (default ./ttyGS1), its network interface is a TAP
+ * interface named ifname= (default usb%d; needs CAP_NET_ADMIN: ecm=0
+ * leaves the configuration out). The module runner makes a program of
  * it: it serves busid 1-1 over USB/IP, prints the `usbip attach` line,
  * and on SIGINT/SIGTERM unregisters, closes the files and exits 0.
  *
  *   multi [file=disk.img[,b.img]] [ro=..] [removable=..] [luns=..] [cdrom=..]
  *         [nofua=..] [stall=1] [inquiry_string=..] [tty=./ttyGS0]
- *         [hidg=./hidg0] [hid_out=./hidg0_out]
+ *         [hidg=./hidg0] [hid_out=./hidg0_out] [ecm=0|1] [tty2=./ttyGS1]
+ *         [ifname=usb%d]
  *         [address=127.0.0.1] [port=3240] [speed=full|high|super]
  *
  * With no file= it uses ./disk.img, creating a 64 MiB one when missing.
@@ -24,9 +32,11 @@
 #include <sys/stat.h>
 
 #include "composite/acm_pty.h"
+#include "composite/ether.h"
 #include "composite/hidg.h"
 #include "composite/linux.h"
 #include "composite/mass_storage.h"
+#include "composite/net_tap.h"
 #include "composite/registry.h"
 #include "../common/default_image.h"
 
@@ -58,11 +68,22 @@ static char *hid_out = "./hidg0_out";
 module_param(hid_out, charp, S_IRUSR);
 MODULE_PARM_DESC(hid_out, "pipe the keyboard's output reports (LEDs) come out of");
 
+static bool ecm = true;
+module_param(ecm, bool, S_IRUSR);
+MODULE_PARM_DESC(ecm, "a second configuration: CDC ECM, serial port, mass storage");
+static char *tty2 = "./ttyGS1";
+module_param(tty2, charp, S_IRUSR);
+MODULE_PARM_DESC(tty2, "symlink to make to the second configuration's serial port");
+static char *ifname = "usb%d";
+module_param(ifname, charp, S_IRUSR);
+MODULE_PARM_DESC(ifname, "the second configuration's TAP interface name or template");
+
 static unsigned long multi_registered;
-static struct usb_function_instance *fi_msg, *fi_acm, *fi_hid;
-static struct usb_function *f_msg, *f_acm, *f_hid;
-static struct acm_pty *pty;
+static struct usb_function_instance *fi_msg, *fi_acm, *fi_hid, *fi_acm2, *fi_ecm;
+static struct usb_function *f_msg, *f_acm, *f_hid, *f_msg2, *f_acm2, *f_ecm;
+static struct acm_pty *pty, *pty2;
 static struct hidg *hid_pipes;
+static struct net_tap *tap;
 static struct usb_composite_driver multi_driver;
 
 static void multi_unregister(void)
@@ -112,10 +133,30 @@ static struct usb_configuration multi_config = {
 	.bmAttributes = USB_CONFIG_ATT_SELFPOWER,
 };
 
+/* The second configuration, as g_multi's CDC one: its mass storage is a
+ * second function of the same instance, so it shares the fsg_common. */
+static int __init multi_ecm_do_config(struct usb_configuration *c)
+{
+	int status = add_function(c, fi_ecm, &f_ecm);
+
+	if (status == 0)
+		status = add_function(c, fi_acm2, &f_acm2);
+	return status ? status : add_function(c, fi_msg, &f_msg2);
+}
+
+static struct usb_configuration multi_ecm_config = {
+	.label = "Multifunction with CDC ECM",
+	.bind = multi_ecm_do_config,
+	.bConfigurationValue = 2,
+	.bmAttributes = USB_CONFIG_ATT_SELFPOWER,
+};
+
 static int __ref multi_bind(struct usb_composite_dev *cdev)
 {
 	int status = usb_add_config(cdev, &multi_config);
 
+	if (status == 0 && ecm)
+		status = usb_add_config(cdev, &multi_ecm_config);
 	if (status < 0)
 		return status;
 	INFO(cdev, DRIVER_DESC "\n");
@@ -156,6 +197,36 @@ static int make_keyboard(void)
 	return status;
 }
 
+/* The second configuration's serial port and network interface. */
+static int make_network(void)
+{
+	struct usb_net_opts *o;
+	int status;
+
+	fi_acm2 = usb_get_function_instance("acm");
+	if (IS_ERR(fi_acm2))
+		return PTR_ERR(fi_acm2);
+	status = acm_pty_create(&pty2, f_acm_opts_from_instance(fi_acm2), tty2);
+	if (status < 0) {
+		fprintf(stderr, "multi: tty2=%s: %s\n", tty2, usb_strerror(status));
+		return status;
+	}
+	fi_ecm = usb_get_function_instance("ecm");
+	if (IS_ERR(fi_ecm))
+		return PTR_ERR(fi_ecm);
+	status = usb_function_instance_set(fi_ecm, "ifname", ifname);
+	if (status < 0) {
+		fprintf(stderr, "multi: ifname=%s: %s\n", ifname, usb_strerror(status));
+		return status;
+	}
+	o = usb_net_opts_from_instance(fi_ecm);
+	status = net_tap_create(&tap, o->ifname, o->dev_addr, &o->ops, &o->ctx);
+	if (status < 0)
+		fprintf(stderr, "multi: TAP interface %s: %s (ecm=0 leaves the network "
+			"configuration out)\n", ifname, usb_strerror(status));
+	return status;
+}
+
 /* The instances, as g_multi's: mass storage's common object of the
  * module parameters, the serial port's pty. */
 static int make_instances(void)
@@ -179,26 +250,38 @@ static int make_instances(void)
 		fprintf(stderr, "multi: tty=%s: %s\n", tty, usb_strerror(status));
 		return status;
 	}
-	return make_keyboard();
+	status = make_keyboard();
+	return status == 0 && ecm ? make_network() : status;
+}
+
+static void put_instance(struct usb_function_instance **fi)
+{
+	if (!IS_ERR_OR_NULL(*fi))
+		usb_put_function_instance(*fi);
+	*fi = NULL;
 }
 
 static void put_all(void)
 {
+	usb_put_function(f_ecm);
+	usb_put_function(f_acm2);
+	usb_put_function(f_msg2);
 	usb_put_function(f_hid);
 	usb_put_function(f_acm);
 	usb_put_function(f_msg);
-	f_hid = f_acm = f_msg = NULL;
+	f_ecm = f_acm2 = f_msg2 = f_hid = f_acm = f_msg = NULL;
 	acm_pty_destroy(pty);
-	pty = NULL;
+	acm_pty_destroy(pty2);
+	pty = pty2 = NULL;
 	hidg_destroy(hid_pipes);
 	hid_pipes = NULL;
-	if (!IS_ERR_OR_NULL(fi_hid))
-		usb_put_function_instance(fi_hid);
-	if (!IS_ERR_OR_NULL(fi_acm))
-		usb_put_function_instance(fi_acm);
-	if (!IS_ERR_OR_NULL(fi_msg))
-		usb_put_function_instance(fi_msg);
-	fi_hid = fi_acm = fi_msg = NULL;
+	net_tap_destroy(tap);
+	tap = NULL;
+	put_instance(&fi_ecm);
+	put_instance(&fi_acm2);
+	put_instance(&fi_hid);
+	put_instance(&fi_acm);
+	put_instance(&fi_msg);
 }
 
 static int __init multi_init(void)
@@ -213,6 +296,10 @@ static int __init multi_init(void)
 		status = acm_pty_start(pty, f_acm);
 	if (status == 0)
 		status = hidg_start(hid_pipes, f_hid);
+	if (status == 0 && ecm)
+		status = acm_pty_start(pty2, f_acm2);
+	if (status == 0 && ecm)
+		status = net_tap_start(tap, f_ecm);
 	if (status < 0) {
 		multi_unregister();
 		put_all();
@@ -221,6 +308,9 @@ static int __init multi_init(void)
 	printf("multi: serial port: %s -> %s\n", tty, acm_pty_path(pty));
 	printf("multi: keyboard: input reports to %s, output reports from %s\n", hidg,
 	       hid_out && *hid_out ? hid_out : "(none)");
+	if (ecm)
+		printf("multi: configuration 2: network interface %s, serial port %s -> %s\n",
+		       net_tap_name(tap), tty2, acm_pty_path(pty2));
 	fflush(stdout);
 	return 0;
 }

@@ -221,19 +221,20 @@ static void teardown_interface(struct msf_common *common)
 			bh->outreq = NULL;
 		}
 	}
-	if (fsg->bulk_in_enabled) {
-		(void)usb_ep_disable(fsg->bulk_in);
-		fsg->bulk_in_enabled = false;
-	}
-	if (fsg->bulk_out_enabled) {
-		(void)usb_ep_disable(fsg->bulk_out);
-		fsg->bulk_out_enabled = false;
-	}
+	msf__disable_eps(fsg);
 	msf__os_lock(common->os);
 	common->fsg = NULL;
 	common->running = false;
 	msf__os_wake(common->os);	/* fsg_unbind() may wait for this */
 	msf__os_unlock(common->os);
+}
+
+void msf__disable_eps(struct fsg_dev *fsg)
+{
+	if (atomic_exchange(&fsg->bulk_in_enabled, false))
+		(void)usb_ep_disable(fsg->bulk_in);
+	if (atomic_exchange(&fsg->bulk_out_enabled, false))
+		(void)usb_ep_disable(fsg->bulk_out);
 }
 
 int msf__do_set_interface(struct msf_common *common, struct fsg_dev *new_fsg)

@@ -186,6 +186,9 @@ static void fsg_disable(struct usb_function *f)
 	struct fsg_dev *fsg = fsg_from_func(f);
 	struct msf_common *common = fsg->common;
 
+	/* As Linux's fsg_disable(): the endpoints go now, so that another
+	 * configuration's functions can enable them before the worker runs. */
+	msf__disable_eps(fsg);
 	msf__os_lock(common->os);
 	common->new_fsg = NULL;
 	common->ep0_delayed = false;

@@ -130,8 +130,11 @@ struct fsg_dev {
 	uint8_t interface_number;
 	struct usb_ep *bulk_in;
 	struct usb_ep *bulk_out;
-	bool bulk_in_enabled;
-	bool bulk_out_enabled;
+	/* Enabled by the worker, disabled by whoever comes first: fsg_disable()
+	 * (event context, as Linux's, so that the next configuration may take
+	 * the endpoints at once) or the worker's teardown. */
+	atomic_bool bulk_in_enabled;
+	atomic_bool bulk_out_enabled;
 	/* Descriptor templates of this instance (usb_assign_descriptors copies). */
 	struct usb_interface_descriptor intf_desc;
 	struct fn_bulk_pair pair;	/* bulk_in/bulk_out and their descriptors */
@@ -340,5 +343,8 @@ static inline void msf__put_be64(uint8_t *p, uint64_t v)
 	msf__put_be32(p, (uint32_t)(v >> 32));
 	msf__put_be32(p + 4, (uint32_t)v);
 }
+
+/* Disable @fsg's endpoints if enabled (any context but a completion). */
+void msf__disable_eps(struct fsg_dev *fsg);
 
 #endif /* MSF_INTERNAL_H */

@@ -73,6 +73,7 @@ struct f_ncm {
 	uint16_t ntb_in_datagrams;	/* and wNtbInMaxDatagrams (0: no limit) */
 	uint16_t sequence;		/* the next IN NTB's wSequence (fill only) */
 	struct ncm_ntb_parser parser;	/* event context only */
+	uint64_t drops_before;		/* by parsers reset since (event context) */
 	atomic_uint_least64_t ntbs_dropped;
 };
 
@@ -189,8 +190,12 @@ static void set_strings(struct f_ncm *ncm)
 }
 
 /* What a new link starts with (and alternate 0 returns to), as Linux. */
+static uint64_t parser_drops(const struct ncm_ntb_parser *p);
+
 static void reset_negotiation(struct f_ncm *ncm)
 {
+	/* The parser's counters start again; the function's total does not. */
+	ncm->drops_before += parser_drops(&ncm->parser);
 	ncm->format = NCM_NTB16;
 	ncm->ntb_in_size = NCM_NTB_IN_MAX;
 	ncm->ntb_in_datagrams = 0;
@@ -292,7 +297,7 @@ static void out_complete(struct usb_ep *ep, struct usb_request *req)
 					     &ncm->port);
 	else if (req->status)
 		net_port_rx(&ncm->port, NULL, 0, req->status);
-	atomic_store(&ncm->ntbs_dropped, parser_drops(&ncm->parser));
+	atomic_store(&ncm->ntbs_dropped, ncm->drops_before + parser_drops(&ncm->parser));
 	net_reqs_requeue_out(&ncm->reqs, req, ncm->data_on);
 }
 

@@ -12,7 +12,11 @@
 # the pty multi links at ./ttyGS0); closing the tty drops DTR (the
 # gadget's log says so); a pattern written to sda reads back; detaching in
 # the middle of a transfer leaves the gadget serving: attached again, the
-# tty carries data; SIGINT: exit 0.
+# tty carries data. Then the second configuration, chosen through sysfs
+# bConfigurationValue: cdc_ether binds (the link comes up, carrier on both
+# sides), the second serial port carries 1 MiB, and sda holds the pattern
+# written in configuration 1 (one fsg_common in both); back to
+# configuration 1, the three devices return. SIGINT: exit 0.
 LH_LIB=${LH_LIB:-$(cd "$(dirname "$0")/../lib" && pwd)}
 . "$LH_LIB/common.sh"
 
@@ -110,11 +114,62 @@ g_keyboard() {
     lh_log "the caps lock LED reached hidg0_out as output report 02"
 }
 
+# g_multi_dev: the sysfs folder of the attached 1d6b:0104.
+g_multi_dev() {
+    for _d in /sys/bus/usb/devices/*; do
+        [ "$(cat "$_d/idVendor" 2>/dev/null)" = 1d6b ] &&
+            [ "$(cat "$_d/idProduct" 2>/dev/null)" = 0104 ] && echo "$_d" && return 0
+    done
+    return 1
+}
+
+g_ecm_if() {
+    for _n in /sys/class/net/*; do
+        [ "$(basename "$(readlink -f "$_n/device/driver" 2>/dev/null)")" = cdc_ether ] &&
+            echo "${_n##*/}" && return 0
+    done
+    return 1
+}
+
+g_no_ecm_if() { ! g_ecm_if; }
+
+g_set_config() {
+    echo "$1" >"$(g_multi_dev)/bConfigurationValue" ||
+        lh_fail "sysfs bConfigurationValue=$1"
+    lh_log "sysfs: bConfigurationValue=$1"
+}
+
+# g_second_config: ECM + ACM + the same mass storage.
+g_second_config() {
+    g_set_config 2
+    g_wait 30 "cdc_ether's interface" g_ecm_if
+    g_wait 30 "$TTY (second port)" g_tty_ready
+    g_wait_block sda
+    _if=$(g_ecm_if)
+    /usr/sbin/ip link set dev "$_if" up || lh_fail "up $_if"
+    g_wait 20 "$_if carrier" sh -c "[ \"\$(cat /sys/class/net/$_if/carrier 2>/dev/null)\" = 1 ]"
+    g_wait 20 "usbg0 carrier" sh -c "/usr/sbin/ip link show dev usbg0 | grep -q LOWER_UP"
+    lh_log "configuration 2: cdc_ether's $_if and the gadget's usbg0 have carrier"
+    g_check_pattern sda /host/pattern.bin 2
+    lh_log "configuration 2: sda holds configuration 1's pattern (one fsg_common)"
+    stty -F "$TTY" 115200 raw -echo || lh_fail "stty (second port)"
+    exec 3<>"$TTY"
+    g_copy_through /host/to_host.bin "$GW/ttyGS1" "$TTY" "$GW/got_host3.bin"
+    exec 3>&-
+    g_set_config 1
+    g_wait 30 "/dev/hidraw0 again" test -c /dev/hidraw0
+    g_wait 30 "$TTY again" g_tty_ready
+    g_wait_block sda
+    g_wait 20 "cdc_ether's interface to go" g_no_ecm_if
+    lh_log "configuration 1 again: sda, $TTY and /dev/hidraw0"
+}
+
 guest_main() {
     g_stage disk.img
     g_host_modules
-    g_mod cdc-acm usbhid hid-generic evdev
-    g_ours_start multi "file=$GW/disk.img" tty=./ttyGS0 hidg=./hidg0 hid_out=./hidg0_out
+    g_mod cdc-acm usbhid hid-generic evdev tun cdc_ether
+    g_ours_start multi "file=$GW/disk.img" tty=./ttyGS0 hidg=./hidg0 hid_out=./hidg0_out \
+        tty2=./ttyGS1 ifname=usbg0
     BUSID=1-1
     g_attach
     g_wait_block sda
@@ -167,6 +222,7 @@ guest_main() {
     g_copy_through /host/to_host.bin "$GW/ttyGS0" "$TTY" "$GW/got_host2.bin"
     exec 3>&-
     lh_log "after detach and attach the tty carries data"
+    g_second_config
     g_detach
     g_ours_stop INT
     g_unstage disk.img
