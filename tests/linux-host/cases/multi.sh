@@ -133,6 +133,17 @@ g_ecm_if() {
 
 g_no_ecm_if() { ! g_ecm_if; }
 
+# g_config2_tty: the /dev/ttyACM* of configuration 2's serial port (the
+# name configuration 1's port had may not be free yet).
+g_config2_tty() {
+    for _t in /sys/class/tty/ttyACM*; do
+        case "$(readlink -f "$_t/device")" in
+        *:2.*) [ -c "/dev/${_t##*/}" ] && echo "/dev/${_t##*/}" && return 0 ;;
+        esac
+    done
+    return 1
+}
+
 g_set_config() {
     echo "$1" >"$(g_multi_dev)/bConfigurationValue" ||
         lh_fail "sysfs bConfigurationValue=$1"
@@ -143,18 +154,20 @@ g_set_config() {
 g_second_config() {
     g_set_config 2
     g_wait 30 "cdc_ether's interface" g_ecm_if
-    g_wait 30 "$TTY (second port)" g_tty_ready
+    g_wait 30 "configuration 2's ttyACM" g_config2_tty
+    TTY2=$(g_config2_tty)
     g_wait_block sda
     _if=$(g_ecm_if)
     /usr/sbin/ip link set dev "$_if" up || lh_fail "up $_if"
     g_wait 20 "$_if carrier" sh -c "[ \"\$(cat /sys/class/net/$_if/carrier 2>/dev/null)\" = 1 ]"
+    /usr/sbin/ip link set dev usbg0 up || lh_fail "up usbg0"
     g_wait 20 "usbg0 carrier" sh -c "/usr/sbin/ip link show dev usbg0 | grep -q LOWER_UP"
     lh_log "configuration 2: cdc_ether's $_if and the gadget's usbg0 have carrier"
     g_check_pattern sda /host/pattern.bin 2
     lh_log "configuration 2: sda holds configuration 1's pattern (one fsg_common)"
-    stty -F "$TTY" 115200 raw -echo || lh_fail "stty (second port)"
-    exec 3<>"$TTY"
-    g_copy_through /host/to_host.bin "$GW/ttyGS1" "$TTY" "$GW/got_host3.bin"
+    stty -F "$TTY2" 115200 raw -echo || lh_fail "stty (second port)"
+    exec 3<>"$TTY2"
+    g_copy_through /host/to_host.bin "$GW/ttyGS1" "$TTY2" "$GW/got_host3.bin"
     exec 3>&-
     g_set_config 1
     g_wait 30 "/dev/hidraw0 again" test -c /dev/hidraw0
