@@ -212,6 +212,14 @@ g_kecm_create() {
     g_kgadget_link ecm.usb0
 }
 
+# g_kncm_create: the kernel's CDC NCM function (usb_f_ncm, g_ncm's
+# 0525:a4a1) in configfs; its gadget-side interface is named at bind.
+g_kncm_create() {
+    g_kgadget_new 0x0525 0xa4a1 "kernel CDC NCM" usb_f_ncm
+    mkdir "$KGADGET/functions/ncm.usb0" || lh_fail "mkdir ncm.usb0"
+    g_kgadget_link ncm.usb0
+}
+
 g_kgadget_bind() { echo "$1" >"$KGADGET/UDC" || lh_fail "bind gadget to $1"; }
 g_kgadget_unbind() {
     [ -n "$(cat "$KGADGET/UDC" 2>/dev/null)" ] || return 0
