@@ -153,6 +153,13 @@ net_stop() {
     esac
 }
 
+# host_pkts: "rx tx" frames of the host interface (for ECM one frame is
+# one bulk transfer, one URB).
+host_pkts() {
+    echo "$(cat "/sys/class/net/$HOST_IF/statistics/rx_packets")" \
+        "$(cat "/sys/class/net/$HOST_IF/statistics/tx_packets")"
+}
+
 # if_bytes: "host_rx host_tx gadget_rx gadget_tx" byte counters.
 if_bytes() {
     printf '%s %s ' "$(cat "/sys/class/net/$HOST_IF/statistics/rx_bytes")" \
@@ -171,12 +178,14 @@ iperf_run() {
     _pid=
     [ "$PROVIDER" != ours ] || _pid=$OURS_PID
     _b0=$(if_bytes)
+    _k0=$(host_pkts)
     _c0=$(b_cpu_now "$_pid")
     # shellcheck disable=SC2086
     timeout $((SECS + 60)) iperf3 -c "$GADGET_ADDR" -p "$PORT" -t "$SECS" $_r -J \
         >"$GW/iperf.json" 2>"$GW/iperf.err" ||
         { cat "$GW/iperf.json" "$GW/iperf.err"; g_diag; lh_fail "$1 $2: iperf3 $3 failed"; }
     _c1=$(b_cpu_now "$_pid")
+    _k1=$(host_pkts)
     _b1=$(if_bytes)
     # iperf3 -J: end.sum_received's bytes and bits_per_second (two numbers).
     # shellcheck disable=SC2046
@@ -191,8 +200,11 @@ iperf_run() {
         if (d == "to_gadget") { h = $6 - $2; g = $7 - $3 } else { h = $5 - $1; g = $8 - $4 }
         print (h < g ? h : g) }')
     _pct=$(awk -v c="$_cnt" -v n="$4" 'BEGIN { printf "%.0f", (n > 0 ? 100 * c / n : 0) }')
+    _fr=$(echo "$_k0 $_k1" | awk -v s="$SECS" '{
+        printf "%d frames in, %d out on the host side (%.0f/s in all)",
+            $3 - $1, $4 - $2, ($3 - $1 + $4 - $2) / s }')
     lh_log "$1 $2 $3: $MBPS Mbit/s, $4 bytes received by iperf3; $_cnt bytes on both" \
-        "interfaces' counters ($_pct% of it); $(b_cpu_share "$_c0" "$_c1")"
+        "interfaces' counters ($_pct% of it); $_fr; $(b_cpu_share "$_c0" "$_c1")"
     [ "$4" -gt 0 ] && [ "$_pct" -ge 100 ] ||
         lh_fail "$1 $2 $3: the interface counters saw $_cnt bytes for $4 sent: not over USB"
     IDLE=$(b_cpu_idle "$_c0" "$_c1")
