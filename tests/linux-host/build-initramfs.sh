@@ -34,19 +34,21 @@ moddir=/lib/modules/$kver
 [ -d "$moddir" ] || die "no $moddir"
 
 # Binaries copied with their libraries. Required ones must exist; optional
-# ones are copied when installed (handy for debugging, not relied upon).
+# ones are copied when installed (debugging tools, and iperf3 for
+# bench/linux-host/net-bench.sh, which skips without it).
 required_bins="/usr/sbin/usbip /usr/sbin/usbipd /usr/sbin/mkfs.fat
     /usr/sbin/fsck.fat /usr/sbin/sfdisk /usr/sbin/fdisk /usr/bin/dd /usr/bin/env
     /usr/bin/sg_raw /usr/bin/sg_inq /usr/bin/sg_readcap /usr/bin/sg_turs /usr/bin/lsusb
     /usr/sbin/ip"
-optional_bins="/usr/bin/sg_start /usr/bin/eject /usr/bin/strace"
+optional_bins="/usr/bin/sg_start /usr/bin/eject /usr/bin/strace /usr/bin/iperf3"
 # Modules (names as modprobe takes them); dependencies are added below.
 modules="usbip-core vhci-hcd usbip-vudc usbip-host usbcore usb-storage
     sd_mod sr_mod sg cdrom loop vfat fat msdos isofs nls_cp437 nls_cp850
     nls_ascii nls_iso8859-1 nls_utf8 usbtest usbmon dummy_hcd udc-core
     libcomposite usb_f_mass_storage usb_f_ss_lb configfs 9p 9pnet_virtio
     virtio_pci crc-t10dif crct10dif_generic cdc-acm
-    usbhid hid-generic evdev usb_f_acm usb_f_hid tun cdc_ether usb_f_ecm cdc_ncm usb_f_ncm"
+    usbhid hid-generic evdev usb_f_acm usb_f_hid tun cdc_ether usb_f_ecm
+    cdc_ncm usb_f_ncm"
 
 busybox=/bin/busybox
 [ -x "$busybox" ] || die "no $busybox (apt-get install busybox-static)"
@@ -62,7 +64,7 @@ command -v cpio >/dev/null || die "missing cpio"
 
 # Cache key: anything that changes the image's content.
 pkgs=$(dpkg-query -W -f '${Package}=${Version}\n' busybox-static usbip \
-    dosfstools fdisk coreutils sg3-utils libc6 "linux-image-$kver" \
+    dosfstools fdisk coreutils sg3-utils libc6 iperf3 "linux-image-$kver" \
     2>/dev/null || true)
 key=$( { cat "$0" "$here/guest-init.sh"; echo "$kver"; echo "$pkgs"; } |
     sha256sum | cut -c1-16)

@@ -213,7 +213,7 @@ g_kecm_create() {
 }
 
 # g_kncm_create: the kernel's CDC NCM function (usb_f_ncm, g_ncm's
-# 0525:a4a1) in configfs.
+# 0525:a4a1) in configfs; its gadget-side interface is named at bind.
 g_kncm_create() {
     g_kgadget_new 0x0525 0xa4a1 "kernel CDC NCM" usb_f_ncm
     mkdir "$KGADGET/functions/ncm.usb0" || lh_fail "mkdir ncm.usb0"
