@@ -100,9 +100,10 @@ g_configfs() {
         lh_fail "mount configfs"
 }
 
-# g_kgadget_new VID PID PRODUCT MODULE: an empty configfs gadget $KGADGET
+# g_kgadget_new VID PID PRODUCT MODULE [CONFIG]: an empty configfs gadget $KGADGET
 # (high speed, strings, configuration c.1) with MODULE, the function's
-# kernel module, loaded; the caller adds the function.
+# kernel module, loaded (configuration string CONFIG, default PRODUCT); the
+# caller adds the function.
 g_kgadget_new() {
     g_configfs "$4"
     mkdir "$KGADGET" || lh_fail "mkdir $KGADGET"
@@ -114,7 +115,7 @@ g_kgadget_new() {
     echo "$3" >"$KGADGET/strings/0x409/product"
     echo "0123456789ab" >"$KGADGET/strings/0x409/serialnumber"
     mkdir "$KGADGET/configs/c.1" "$KGADGET/configs/c.1/strings/0x409"
-    echo "$3" >"$KGADGET/configs/c.1/strings/0x409/configuration"
+    echo "${5:-$3}" >"$KGADGET/configs/c.1/strings/0x409/configuration"
     echo 100 >"$KGADGET/configs/c.1/MaxPower"
 }
 
@@ -149,7 +150,8 @@ g_kmsf_create() {
     if [ -z "$_luns" ]; then
         _luns=$(echo "$_files" | awk -F, '{ print (NF > 0 ? NF : 1) }')
     fi
-    g_kgadget_new 0x0525 0xa4a5 "kernel mass storage" usb_f_mass_storage
+    # The configuration string host_check expects of the reference.
+    g_kgadget_new 0x0525 0xa4a5 "kernel mass storage" usb_f_mass_storage "mass storage"
     _f=$KGADGET/functions/mass_storage.0
     mkdir "$_f" || lh_fail "mkdir $_f"
     [ -n "$_stall" ] && echo "$_stall" >"$_f/stall"
