@@ -44,18 +44,6 @@ static void ecm_fill(struct net_port *p)
 	}
 }
 
-static void in_complete(struct usb_ep *ep, struct usb_request *req)
-{
-	struct net_fn *ecm = req->context;
-	unsigned i = net_reqs_in_index(&ecm->reqs, req);
-	unsigned frames = ecm->reqs.in_frames[i];
-	size_t bytes = ecm->reqs.in_bytes[i];
-
-	(void)ep;
-	net_reqs_release_in(&ecm->reqs, i);
-	net_port_tx_done(&ecm->port, frames, bytes, req->status == 0);
-}
-
 static void out_complete(struct usb_ep *ep, struct usb_request *req)
 {
 	struct net_fn *ecm = req->context;
@@ -97,7 +85,6 @@ static const struct net_fn_kind ecm_kind = {
 	.out_len = ECM_RX_LEN,
 	.speed_first = false,	/* connection first, as Linux's f_ecm */
 	.fill = ecm_fill,
-	.in_complete = in_complete,
 	.out_complete = out_complete,
 	.setup = ecm_setup,
 };

@@ -142,18 +142,6 @@ static void ncm_fill(struct net_port *p)
 	}
 }
 
-static void in_complete(struct usb_ep *ep, struct usb_request *req)
-{
-	struct f_ncm *ncm = req->context;
-	unsigned i = net_reqs_in_index(&ncm->net.reqs, req);
-	unsigned frames = ncm->net.reqs.in_frames[i];
-	size_t bytes = ncm->net.reqs.in_bytes[i];
-
-	(void)ep;
-	net_reqs_release_in(&ncm->net.reqs, i);
-	net_port_tx_done(&ncm->net.port, frames, bytes, req->status == 0);
-}
-
 static void deliver(void *ctx, const uint8_t *data, size_t len)
 {
 	net_port_rx(ctx, data, len, 0);
@@ -171,7 +159,7 @@ static uint64_t parser_drops(const struct ncm_ntb_parser *p)
 
 static void out_complete(struct usb_ep *ep, struct usb_request *req)
 {
-	struct f_ncm *ncm = req->context;
+	struct f_ncm *ncm = net_to_ncm(req->context);
 
 	(void)ep;
 	if (req->status == 0 && req->actual)
@@ -308,7 +296,6 @@ static const struct net_fn_kind ncm_kind = {
 	.out_len = NCM_NTB_OUT_MAX,
 	.speed_first = true,	/* as Linux's f_ncm */
 	.fill = ncm_fill,
-	.in_complete = in_complete,
 	.out_complete = out_complete,
 	.data_alt = ncm_data_alt,
 	.setup = ncm_setup,

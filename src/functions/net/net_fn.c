@@ -106,6 +106,21 @@ static void set_strings(struct net_fn *n)
 	n->string_tables[1] = NULL;
 }
 
+/* ---- the IN requests' completion ------------------------------------------------ */
+
+/* What the request carried goes on net_port's counters; the ring refills. */
+static void in_complete(struct usb_ep *ep, struct usb_request *req)
+{
+	struct net_fn *n = req->context;
+	unsigned i = net_reqs_in_index(&n->reqs, req);
+	unsigned frames = n->reqs.in_frames[i];
+	size_t bytes = n->reqs.in_bytes[i];
+
+	(void)ep;
+	net_reqs_release_in(&n->reqs, i);
+	net_port_tx_done(&n->port, frames, bytes, req->status == 0);
+}
+
 /* ---- bind and unbind ------------------------------------------------------------ */
 
 static int take_ids(struct usb_configuration *c, struct net_fn *n)
@@ -162,7 +177,7 @@ static int net_fn_bind(struct usb_configuration *c, struct usb_function *f)
 	if (ret)
 		goto fail_pair;
 	ret = net_reqs_alloc(&n->reqs, n->pair.in, n->pair.out, 2 * n->opts.qmult,
-			     n->kind->in_len, n->kind->out_len, n, n->kind->in_complete,
+			     n->kind->in_len, n->kind->out_len, n, in_complete,
 			     n->kind->out_complete);
 	if (ret == 0 && (ret = net_notify_alloc(&n->notify, n->notify_ep)) != 0)
 		net_reqs_free(&n->reqs);

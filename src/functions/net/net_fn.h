@@ -22,7 +22,14 @@ enum { NET_CTRL_IDX, NET_MAC_IDX, NET_DATA_IDX, NET_IAD_IDX, NET_N_STRINGS };
 
 struct net_fn;
 
-/* What makes a network function ECM or NCM. */
+/*
+ * What makes a network function ECM or NCM. Borrowed (static data).
+ * Contexts: @fill as net_port's (the sender's thread or the event
+ * context, one runner at a time); @out_complete, @data_alt and @setup in
+ * the event context; @out_complete gets the request with its context the
+ * struct net_fn. IN completions are net_fn.c's own (they only count what
+ * the request carried).
+ */
 struct net_fn_kind {
 	const char *name;
 	uint8_t subclass;		/* USB_CDC_SUBCLASS_ETHERNET / _NCM */
@@ -31,7 +38,6 @@ struct net_fn_kind {
 	size_t in_len, out_len;		/* bytes of each IN / OUT request */
 	bool speed_first;		/* notification order */
 	void (*fill)(struct net_port *p);
-	void (*in_complete)(struct usb_ep *ep, struct usb_request *req);
 	void (*out_complete)(struct usb_ep *ep, struct usb_request *req);
 	/* optional: the data interface goes to @alt (before the link opens) */
 	void (*data_alt)(struct net_fn *n, unsigned alt);

@@ -526,7 +526,8 @@ static int on_header(struct usbip__conn *c)
 			 usbip__get_be32(c->hdr));
 		return usbip__conn_hostile(c, msg);
 	}
-	/* As Linux's usbip-host does (stub_rx.c, valid_request()): close. */
+	/* A devid it did not export ends the connection, as Linux's
+	 * usbip-host (stub_rx.c, valid_request()) ends it. */
 	if ((c->h.command == USBIP_CMD_SUBMIT || c->h.command == USBIP_CMD_UNLINK) &&
 	    c->h.devid != c->devid) {
 		snprintf(msg, sizeof(msg), "%s for devid 0x%08x, not the imported 0x%08x",
