@@ -953,6 +953,59 @@ static void test_xfer_ctrl_out_and_nodata(void **state)
 	free(c);
 }
 
+static void status_hook(struct udcx_ep *ep)
+{
+	(void)ep;	/* the engine only stores it: giveback.c calls it */
+}
+
+/* With a status hook an OUT transfer waits, after its data stage, for
+ * udcx__ctrl_status(); a halt in between (the completion's) stalls it. */
+static void test_xfer_ctrl_out_status_after(void **state)
+{
+	struct ctl *c = ctl_new(8);
+	struct udcx_urb *u = ctl_submit(c, 0, USB_DIR_OUT | USB_TYPE_CLASS, 12, 12);
+
+	(void)state;
+	udcx__ctrl_set_status_hook(&c->ep0, status_hook);
+	assert_ptr_equal(udcx__ctrl_next_setup(&c->ep0, &c->done), u);
+	c->r[0].req.length = 12;
+	assert_int_equal(udcx__ep_queue(&c->ep0, &c->r[0], &c->done), 0);
+	udcx__ctrl_setup_done(&c->ep0, u, 0, &c->done);
+	assert_int_equal(c->r[0].req.actual, 12);
+	assert_true(on_list(&c->done.reqs, &c->r[0].node));
+	assert_true(c->r[0].status_after);
+	assert_true(u->pending);
+	assert_ptr_equal(udcx__ctrl_current(&c->ep0), u);
+	/* No new SETUP and no data move meanwhile. */
+	ctl_submit(c, 1, USB_DIR_IN, 8, 8);
+	assert_null(udcx__ctrl_next_setup(&c->ep0, &c->done));
+	udcx__ctrl_status(&c->ep0, &c->done);
+	assert_false(u->pending);
+	assert_int_equal(u->status, 0);
+	assert_int_equal(u->actual, 12);
+	assert_true(on_list(&c->done.urbs, &u->node));
+
+	/* The completion halts ep0: the transfer ends stalled, and the
+	 * status call that follows finds nothing to do. */
+	assert_ptr_equal(udcx__ctrl_next_setup(&c->ep0, &c->done), &c->u[1]);
+	udcx__ctrl_setup_done(&c->ep0, &c->u[1], -USB_EOPNOTSUPP, &c->done);
+	u = ctl_submit(c, 2, USB_DIR_OUT | USB_TYPE_CLASS, 4, 4);
+	assert_ptr_equal(udcx__ctrl_next_setup(&c->ep0, &c->done), u);
+	c->r[1].req.length = 2;	/* the host's 4-byte packet overflows it */
+	assert_int_equal(udcx__ep_queue(&c->ep0, &c->r[1], &c->done), 0);
+	udcx__ctrl_setup_done(&c->ep0, u, 0, &c->done);
+	assert_int_equal(c->r[1].req.status, -USB_EOVERFLOW);
+	assert_true(c->r[1].status_after);
+	assert_true(u->pending);
+	assert_int_equal(udcx__ep_set_halt(&c->ep0, USB_EP_HALT_SET, &c->done), 0);
+	assert_false(u->pending);
+	assert_int_equal(u->status, -USB_EPIPE);
+	udcx__ctrl_status(&c->ep0, &c->done);
+	assert_int_equal(u->status, -USB_EPIPE);
+	assert_null(udcx__ctrl_current(&c->ep0));
+	free(c);
+}
+
 static void test_xfer_ctrl_stall(void **state)
 {
 	struct ctl *c = ctl_new(64);
@@ -1157,6 +1210,7 @@ int main(void)
 		cmocka_unit_test(test_xfer_bad_arguments),
 		cmocka_unit_test(test_xfer_ctrl_in),
 		cmocka_unit_test(test_xfer_ctrl_out_and_nodata),
+		cmocka_unit_test(test_xfer_ctrl_out_status_after),
 		cmocka_unit_test(test_xfer_ctrl_stall),
 		cmocka_unit_test(test_xfer_ctrl_queued_in_order),
 		cmocka_unit_test(test_xfer_random_interleavings),

@@ -13,9 +13,15 @@ void udcx__giveback_list(struct list_head *reqs)
 	while (!list_empty(reqs)) {
 		struct udcx_req *r = list_first_entry(reqs, struct udcx_req, node);
 
+		struct udcx_ep *ep = r->ep;
+		bool status_after = r->status_after;
+
 		/* Unlink first: the completion may queue this request again. */
 		list_del_init(&r->node);
-		usb_gadget_giveback_request(r->ep->usb_ep, &r->req);
+		r->status_after = false;
+		usb_gadget_giveback_request(ep->usb_ep, &r->req);
+		if (status_after && ep->ctrl_status_hook)
+			ep->ctrl_status_hook(ep);
 	}
 }
 

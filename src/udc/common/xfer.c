@@ -81,8 +81,10 @@ static void urb_finish(struct udcx_ep *ep, struct udcx_urb *u, int status,
 {
 	u->status = status;
 	u->pending = false;
-	if (ep->ctrl_cur == u)
+	if (ep->ctrl_cur == u) {
 		ep->ctrl_cur = NULL;
+		ep->ctrl_status_due = false;
+	}
 	list_move_tail(&u->node, &done->urbs);
 }
 
@@ -409,13 +411,34 @@ static void ctrl_status_stage(struct udcx_ep *ep, struct udcx_done *done)
 		req_finish(r, 0, done);
 }
 
+/* Control OUT, data stage ended: with a status hook, mark the request
+ * that ended it (the last one of @ep finished) and hold the transfer until
+ * its completion has run. Return true when held. */
+static bool ctrl_hold_status(struct udcx_ep *ep, struct udcx_done *done)
+{
+	struct list_head *pos;
+
+	if (ep->ctrl_in || !ep->ctrl_status_hook)
+		return false;
+	for (pos = done->reqs.prev; pos != &done->reqs; pos = pos->prev) {
+		struct udcx_req *r = list_entry(pos, struct udcx_req, node);
+
+		if (r->ep == ep) {
+			r->status_after = true;
+			ep->ctrl_status_due = true;
+			return true;
+		}
+	}
+	return false;
+}
+
 static void ctrl_run(struct udcx_ep *ep, struct udcx_done *done)
 {
 	struct udcx_urb *u = ep->ctrl_cur;
 	int status = 0;
 	bool ended;
 
-	if (!u || list_empty(&ep->reqs))
+	if (!u || ep->ctrl_status_due || list_empty(&ep->reqs))
 		return;
 	if (USB_LE16_TO_CPU(u->setup.wLength) == 0) {
 		/* No data stage: the zero-length request acknowledges. */
@@ -427,7 +450,8 @@ static void ctrl_run(struct udcx_ep *ep, struct udcx_done *done)
 	if (!ended)
 		return;
 	ctrl_status_stage(ep, done);
-	urb_finish(ep, u, status, done);
+	if (!ctrl_hold_status(ep, done))
+		urb_finish(ep, u, status, done);
 }
 
 /*
@@ -941,8 +965,10 @@ int udcx__urb_unlink(struct udcx_ep *ep, struct udcx_urb *u)
 {
 	if (!u->pending || u->ep != ep)
 		return -USB_EALREADY;
-	if (ep->ctrl_cur == u)
+	if (ep->ctrl_cur == u) {
 		ep->ctrl_cur = NULL;
+		ep->ctrl_status_due = false;
+	}
 	list_del_init(&u->node);
 	u->pending = false;
 	u->status = -USB_ECONNRESET;
@@ -993,4 +1019,15 @@ void udcx__ctrl_setup_done(struct udcx_ep *ep, struct udcx_urb *u, int rc,
 struct udcx_urb *udcx__ctrl_current(const struct udcx_ep *ep)
 {
 	return ep->ctrl_cur;
+}
+
+void udcx__ctrl_set_status_hook(struct udcx_ep *ep, void (*hook)(struct udcx_ep *ep))
+{
+	ep->ctrl_status_hook = hook;
+}
+
+void udcx__ctrl_status(struct udcx_ep *ep, struct udcx_done *done)
+{
+	if (ep->ctrl_cur && ep->ctrl_status_due)
+		urb_finish(ep, ep->ctrl_cur, 0, done);
 }

@@ -112,6 +112,9 @@ struct udcx_req {
 	/* engine private while queued */
 	struct list_head node;
 	struct udcx_ep *ep;	/* where it is queued / was completed */
+	/* control OUT: the data stage's last request; once given back, the
+	 * endpoint's status hook runs (udcx__ctrl_set_status_hook()) */
+	bool status_after;
 };
 
 /**
@@ -216,6 +219,10 @@ struct udcx_ep {
 	/* control only: the transfer whose SETUP was delivered, or NULL */
 	struct udcx_urb *ctrl_cur;
 	bool ctrl_in;
+	/* control only: ctrl_cur's OUT data stage ended and its status
+	 * stage waits for the request's completion (the hook, set or NULL) */
+	bool ctrl_status_due;
+	void (*ctrl_status_hook)(struct udcx_ep *ep);
 	/* Pacing (interrupt endpoints; pacer NULL when unpaced): one
 	 * transaction of up to pace_packets packets per pace_interval ns,
 	 * the next not before pace_next; pace_left: packets the slot being
@@ -578,7 +585,30 @@ unsigned udcx__pacer_run(struct udcx_pacer *p, struct udcx_done *done);
  * request was queued. What is left of a request when the host moves to
  * the status stage completes with status 0. A stall (udcx__ep_set_halt()
  * or rc < 0) completes the transfer with USB_EPIPE.
+ *
+ * Status after the completion: a controller sends an OUT transfer's status
+ * stage only after the data stage's completion ran, so a function that
+ * halts ep0 there (Linux's f_ncm on a bad SET_NTB_INPUT_SIZE) stalls the
+ * status stage. A backend gets that by setting a status hook: the
+ * transfer then stays current after its data stage; udcx__giveback_list()
+ * runs the request's completion, then the hook (no lock held), which takes
+ * the lock and calls udcx__ctrl_status(). Without a hook the transfer
+ * ends with its data stage.
  */
+
+/*
+ * Set (or clear, NULL) @ep's status hook. Context: lock held, no control
+ * transfer in progress (set it when the endpoint is set up).
+ */
+void udcx__ctrl_set_status_hook(struct udcx_ep *ep, void (*hook)(struct udcx_ep *ep));
+
+/*
+ * End the control transfer whose status stage waits (see above) with
+ * status 0 into @done. Nothing when none waits: the completion halted
+ * ep0 (the transfer has ended with USB_EPIPE), or it was unlinked.
+ * Context: lock held.
+ */
+void udcx__ctrl_status(struct udcx_ep *ep, struct udcx_done *done);
 
 /*
  * Queue control transfer @u (@u->setup set; @u->length the host's buffer,

@@ -182,6 +182,20 @@ void ih__flush_all(struct usb_inproc_host *h, int req_status, int urb_status,
 
 /* ---- endpoint ops ------------------------------------------------------- */
 
+/* ep0's status hook (xfer.h): the OUT data stage's completion has run
+ * (no lock held); the status stage goes now, unless it halted ep0. */
+static void ih_ep0_status(struct udcx_ep *x)
+{
+	struct usb_inproc_host *h = usb_container_of(x, struct ih_ep, x)->h;
+	struct udcx_done done;
+
+	udcx__done_init(&done);
+	ih__lock(h);
+	udcx__ctrl_status(x, &done);
+	ih__settle(h, &done);
+	pthread_mutex_unlock(&h->lock);
+}
+
 static int ih_ep_enable(struct usb_ep *ep, const struct usb_endpoint_descriptor *desc)
 {
 	struct ih_ep *lep = lep_of(ep);
@@ -556,6 +570,7 @@ int usb_inproc_host_create(const struct usb_inproc_host_config *config,
 	h->ep0.ep.caps.dir_out = 1;
 	usb_ep_set_maxpacket_limit(&h->ep0.ep, h->ep0_mp);
 	udcx__ep_init(&h->ep0.x, &h->ep0.ep, true, h->ep0_mp);
+	udcx__ctrl_set_status_hook(&h->ep0.x, ih_ep0_status);
 	h->gadget.ep0 = &h->ep0.ep;
 	for (size_t i = 0; i < neps; i++)
 		init_ep(h, &h->eps[i], &eps[i]);

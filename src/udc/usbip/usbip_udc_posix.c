@@ -223,6 +223,18 @@ static int ep_set_halt(struct usb_ep *uep, enum usb_ep_halt_value value)
 	return rc;
 }
 
+/* ep0's status hook (xfer.h): the OUT data stage's completion has run
+ * (no lock held); the status stage goes now, unless it halted ep0. */
+static void ep0_status(struct udcx_ep *x)
+{
+	struct usbip__dev *dev = usb_container_of(x, struct usbip__ep, x)->dev;
+
+	pthread_mutex_lock(&dev->lock);
+	udcx__ctrl_status(x, &dev->done);
+	kick_locked(dev);
+	pthread_mutex_unlock(&dev->lock);
+}
+
 static const struct usb_ep_ops ep_ops = {
 	.enable = ep_enable,
 	.disable = ep_disable,
@@ -265,6 +277,8 @@ static void ep_setup(struct usbip__dev *dev, struct usbip__ep *ep, unsigned num,
 	ep->ep.caps.dir_out = num == 0 || !in;
 	usb_ep_set_maxpacket_limit(&ep->ep, num == 0 ? mp0 : 1024);
 	udcx__ep_init(&ep->x, &ep->ep, num == 0, num == 0 ? mp0 : 0);
+	if (num == 0)
+		udcx__ctrl_set_status_hook(&ep->x, ep0_status);
 }
 
 uint32_t usbip__dev_devid(const struct usbip__dev *dev)
