@@ -322,10 +322,12 @@ static void step_in(struct usb_inproc_host *h, struct input *in)
 		len = in_le(in, 2) % BUF_MAX;
 		if (usb_inproc_host_submit(h, S.ep_in, buf, len, 0, &x) == 0) {
 			(void)usb_inproc_host_wait(h, x, in_u8(in) % 2);
+			/* Cancelled: cut anywhere. Completed: a short end ended
+			 * a request; a full one may have cut it. */
 			if (usb_inproc_host_cancel(h, x) == 0)
 				S.in_sync = false;
 			else
-				S.in_sync = S.in_sync || usb_inproc_xfer_actual(x) < len;
+				S.in_sync = usb_inproc_xfer_actual(x) < len;
 			usb_inproc_host_free(h, x);
 		}
 		return;
