@@ -1,7 +1,10 @@
 # Installation: the library, its headers (FILE_SET), an exported CMake
 # package (find_package(composite) -> composite::composite) with a version
 # file, and a relocatable pkg-config file.
+# Everything here is the "dev" component: the libcomposite-dev package
+# (cmake/package.cmake); programs install as their own components.
 include(CMakePackageConfigHelpers)
+set(CMAKE_INSTALL_DEFAULT_COMPONENT_NAME dev)
 
 install(TARGETS composite
   EXPORT compositeTargets
