@@ -1,22 +1,18 @@
 /*
  * xfer.c - the transfer engine (xfer.h): packet-by-packet matching of host
- * transfers with queued requests on one endpoint, halt, cancellation and
- * the control-transfer stages of ep0.
+ * transfers with queued requests on one endpoint, halt, cancellation,
+ * zero copy and pacing; the stages of ep0's control transfers are in
+ * xfer_ctrl.c.
  *
  * Owns nothing but the lists inside struct udcx_ep; touches the requests
  * and host transfers handed to it (buffers, actual, status) and nothing
  * else. Portable C11: no locks (the caller holds its own), no allocation,
  * never calls a completion (finished items go onto the caller's lists).
  */
-#include "udc/common/xfer.h"
+#include "udc/common/xfer_engine.h"
 
 #include <stdint.h>
 #include <string.h>
-
-static size_t min_size(size_t a, size_t b)
-{
-	return a < b ? a : b;
-}
 
 void udcx__done_init(struct udcx_done *done)
 {
@@ -27,12 +23,6 @@ void udcx__done_init(struct udcx_done *done)
 bool udcx__done_empty(const struct udcx_done *done)
 {
 	return list_empty(&done->reqs) && list_empty(&done->urbs);
-}
-
-static void splice_tail(struct list_head *dst, struct list_head *src)
-{
-	while (!list_empty(src))
-		list_move_tail(src->next, dst);
 }
 
 void udcx__done_splice(struct udcx_done *dst, struct udcx_done *src)
@@ -70,13 +60,13 @@ bool udcx__done_take_req(struct udcx_done *src, struct udcx_req *req,
 
 /* ---- finishing ---------------------------------------------------------- */
 
-static void req_finish(struct udcx_req *r, int status, struct udcx_done *done)
+void udcx__req_finish(struct udcx_req *r, int status, struct udcx_done *done)
 {
 	r->req.status = status;
 	list_move_tail(&r->node, &done->reqs);
 }
 
-static void urb_finish(struct udcx_ep *ep, struct udcx_urb *u, int status,
+void udcx__urb_finish(struct udcx_ep *ep, struct udcx_urb *u, int status,
 		       struct udcx_done *done)
 {
 	u->status = status;
@@ -88,31 +78,7 @@ static void urb_finish(struct udcx_ep *ep, struct udcx_urb *u, int status,
 	list_move_tail(&u->node, &done->urbs);
 }
 
-static struct udcx_req *head_req(struct udcx_ep *ep)
-{
-	return list_first_entry_or_null(&ep->reqs, struct udcx_req, node);
-}
-
-static struct udcx_urb *head_urb(struct udcx_ep *ep)
-{
-	return list_first_entry_or_null(&ep->urbs, struct udcx_urb, node);
-}
-
 /* ---- packet movement ---------------------------------------------------- */
-
-/* @buf + @off; a zero-length transfer or request may have no buffer at
- * all, and NULL + 0 is undefined behaviour in C. */
-static uint8_t *bytes_at(void *buf, size_t off)
-{
-	return buf ? (uint8_t *)buf + off : NULL;
-}
-
-/* Move @n bytes between a request and a host transfer. */
-static void copy_bytes(void *dst, const void *src, size_t n)
-{
-	if (dst != src && n > 0)
-		memcpy(dst, src, n);
-}
 
 /*
  * Cut a run of @run bytes (whole packets of @mp) to the run's budget;
@@ -192,59 +158,6 @@ static void in_req_finish(struct udcx_urb *u, struct udcx_req *r, struct udcx_do
 	list_move_tail(&r->node, u->segs ? &u->held : &done->reqs);
 }
 
-void udcx__urb_set_gather(struct udcx_urb *u, struct udcx_seg *segs, size_t max)
-{
-	u->segs = max ? segs : NULL;
-	u->seg_max = max;
-	u->seg_count = 0;
-}
-
-void udcx__urb_release(struct udcx_urb *u, struct udcx_done *done)
-{
-	if (u->lending) {
-		list_del_init(&u->lend_node);
-		u->lending = false;
-	}
-	splice_tail(&done->reqs, &u->held);
-}
-
-/* A gathering transfer's borrowed runs, copied into its own buffer. */
-static void gather_own(struct udcx_urb *u)
-{
-	size_t off = 0;
-
-	for (size_t i = 0; i < u->seg_count; i++) {
-		struct udcx_seg *sg = &u->segs[i];
-
-		if (sg->borrowed) {
-			copy_bytes(bytes_at(u->buf, off), sg->p, sg->len);
-			sg->p = bytes_at(u->buf, off);
-			sg->borrowed = false;
-		}
-		off += sg->len;
-	}
-}
-
-void udcx__ep_unborrow(struct udcx_ep *ep, struct udcx_done *done)
-{
-	struct udcx_urb *u = head_urb(ep);
-
-	if (u && u->stream) {
-		/* Received into the head request, not taken yet: bytes of a
-		 * packet in progress, which another request may take. */
-		if (u->actual < u->direct_end && u->arrived > u->actual)
-			copy_bytes(bytes_at(u->buf, u->actual),
-				   bytes_at(head_req(ep)->req.buf, head_req(ep)->req.actual),
-				   u->arrived - u->actual);
-		u->direct_end = u->actual;
-	}
-	while (!list_empty(&ep->lenders)) {
-		u = list_first_entry(&ep->lenders, struct udcx_urb, lend_node);
-		gather_own(u);
-		udcx__urb_release(u, done);
-	}
-}
-
 /* OUT: where bytes [u->actual, ...) of @u are for request @r: already in
  * place (received straight into it), or in @u's own buffer. */
 static const uint8_t *out_src(const struct udcx_urb *u, struct udcx_req *r)
@@ -265,7 +178,7 @@ static bool in_needs_zlp(const struct udcx_req *r, size_t mp)
  * packets in one copy). Return true when @u has ended (its status in
  * *status); false while it waits for data.
  */
-static bool in_fill(struct udcx_ep *ep, struct udcx_urb *u, int *status,
+bool udcx__in_fill(struct udcx_ep *ep, struct udcx_urb *u, int *status,
 		    struct udcx_done *done)
 {
 	size_t mp = ep->maxpacket;
@@ -346,7 +259,7 @@ static bool out_all_taken(const struct udcx_ep *ep, const struct udcx_urb *u)
  * packet has been taken (status 0 in *status); false while it waits for a
  * request (the host is NAKed).
  */
-static bool out_drain(struct udcx_ep *ep, struct udcx_urb *u, int *status,
+bool udcx__out_drain(struct udcx_ep *ep, struct udcx_urb *u, int *status,
 		      struct udcx_done *done)
 {
 	size_t mp = ep->maxpacket;
@@ -371,7 +284,7 @@ static bool out_drain(struct udcx_ep *ep, struct udcx_urb *u, int *status,
 			r->req.actual += (unsigned)run;
 			u->actual += run;
 			if (r->req.actual == r->req.length)
-				req_finish(r, 0, done);
+				udcx__req_finish(r, 0, done);
 			continue;
 		}
 		pkt = min_size(u->limit - u->actual, mp);
@@ -387,71 +300,17 @@ static bool out_drain(struct udcx_ep *ep, struct udcx_urb *u, int *status,
 			u->zlp_done = true;
 
 		if (pkt > room)
-			req_finish(r, -USB_EOVERFLOW, done);
+			udcx__req_finish(r, -USB_EOVERFLOW, done);
 		else if (pkt < mp)
-			req_finish(r, r->req.short_not_ok && r->req.actual < r->req.length ?
+			udcx__req_finish(r, r->req.short_not_ok && r->req.actual < r->req.length ?
 					      -USB_EREMOTEIO : 0, done);
 		else if (r->req.actual == r->req.length)
-			req_finish(r, 0, done);
+			udcx__req_finish(r, 0, done);
 	}
 	if (!out_all_taken(ep, u))
 		return false;
 	*status = 0;
 	return true;
-}
-
-/* Control: the host moved to the status stage; end what is left of the
- * data-stage request: OUT, the one receiving (even if the host sent less
- * than wLength, or nothing); IN, one partly sent or still owing its ZLP. */
-static void ctrl_status_stage(struct udcx_ep *ep, struct udcx_done *done)
-{
-	struct udcx_req *r = head_req(ep);
-
-	if (r && (!ep->ctrl_in || r->req.actual > 0))
-		req_finish(r, 0, done);
-}
-
-/* Control OUT, data stage ended: with a status hook, mark the request
- * that ended it (the last one of @ep finished) and hold the transfer until
- * its completion has run. Return true when held. */
-static bool ctrl_hold_status(struct udcx_ep *ep, struct udcx_done *done)
-{
-	struct list_head *pos;
-
-	if (ep->ctrl_in || !ep->ctrl_status_hook)
-		return false;
-	for (pos = done->reqs.prev; pos != &done->reqs; pos = pos->prev) {
-		struct udcx_req *r = list_entry(pos, struct udcx_req, node);
-
-		if (r->ep == ep) {
-			r->status_after = true;
-			ep->ctrl_status_due = true;
-			return true;
-		}
-	}
-	return false;
-}
-
-static void ctrl_run(struct udcx_ep *ep, struct udcx_done *done)
-{
-	struct udcx_urb *u = ep->ctrl_cur;
-	int status = 0;
-	bool ended;
-
-	if (!u || ep->ctrl_status_due || list_empty(&ep->reqs))
-		return;
-	if (USB_LE16_TO_CPU(u->setup.wLength) == 0) {
-		/* No data stage: the zero-length request acknowledges. */
-		req_finish(head_req(ep), 0, done);
-		urb_finish(ep, u, 0, done);
-		return;
-	}
-	ended = ep->ctrl_in ? in_fill(ep, u, &status, done) : out_drain(ep, u, &status, done);
-	if (!ended)
-		return;
-	ctrl_status_stage(ep, done);
-	if (!ctrl_hold_status(ep, done))
-		urb_finish(ep, u, status, done);
 }
 
 /*
@@ -475,7 +334,7 @@ static bool iso_run(struct udcx_ep *ep, struct udcx_urb *u, int *status,
 			p->status = room > p->length ? -USB_EOVERFLOW : 0;
 			/* The request went out in its interval, even if babbled. */
 			r->req.actual = r->req.length;
-			req_finish(r, 0, done);
+			udcx__req_finish(r, 0, done);
 		} else {
 			size_t n = min_size(p->length, room);
 
@@ -484,7 +343,7 @@ static bool iso_run(struct udcx_ep *ep, struct udcx_urb *u, int *status,
 			r->req.actual += (unsigned)n;
 			p->actual = p->length;
 			p->status = 0;
-			req_finish(r, p->length > room ? -USB_EOVERFLOW : 0, done);
+			udcx__req_finish(r, p->length > room ? -USB_EOVERFLOW : 0, done);
 		}
 		u->actual += p->actual;
 	}
@@ -554,11 +413,11 @@ static void paced_run(struct udcx_ep *ep, struct udcx_done *done)
 			return;
 		}
 		ep->pace_left = ep->pace_packets;
-		ended = ep->is_in ? in_fill(ep, u, &status, done) : out_drain(ep, u, &status, done);
+		ended = ep->is_in ? udcx__in_fill(ep, u, &status, done) : udcx__out_drain(ep, u, &status, done);
 		if (ep->pace_left < ep->pace_packets)
 			pace_served(ep, now);
 		if (ended)
-			urb_finish(ep, u, status, done);
+			udcx__urb_finish(ep, u, status, done);
 		else if (ep->pace_left > 0)
 			break;	/* waiting for data: no slot taken */
 		/* Ended, or cut at the slot's packets: the next transaction
@@ -591,7 +450,7 @@ static void ep_run(struct udcx_ep *ep, struct udcx_done *done)
 	struct udcx_urb *u;
 
 	if (ep->control) {
-		ctrl_run(ep, done);
+		udcx__ctrl_run(ep, done);
 		return;
 	}
 	if (!ep->enabled || ep->halted)
@@ -603,12 +462,12 @@ static void ep_run(struct udcx_ep *ep, struct udcx_done *done)
 	while ((u = head_urb(ep)) != NULL && !list_empty(&ep->reqs)) {
 		int status = 0;
 		bool ended = u->iso ? iso_run(ep, u, &status, done)
-			     : ep->is_in ? in_fill(ep, u, &status, done)
-					 : out_drain(ep, u, &status, done);
+			     : ep->is_in ? udcx__in_fill(ep, u, &status, done)
+					 : udcx__out_drain(ep, u, &status, done);
 
 		if (!ended)
 			break;
-		urb_finish(ep, u, status, done);
+		udcx__urb_finish(ep, u, status, done);
 	}
 }
 
@@ -719,7 +578,7 @@ int udcx__ep_dequeue(struct udcx_ep *ep, struct udcx_req *r, struct udcx_done *d
 		return 0;
 	list_for_each(pos, &ep->reqs) {
 		if (pos == &r->node) {
-			req_finish(r, -USB_ECONNRESET, done);
+			udcx__req_finish(r, -USB_ECONNRESET, done);
 			/* An OUT transfer may now go to the next request. */
 			ep_run(ep, done);
 			pace_settle(ep);
@@ -734,7 +593,7 @@ int udcx__ep_set_halt(struct udcx_ep *ep, enum usb_ep_halt_value value,
 {
 	if (ep->control) {
 		if (value != USB_EP_HALT_CLEAR && ep->ctrl_cur)
-			urb_finish(ep, ep->ctrl_cur, -USB_EPIPE, done);
+			udcx__urb_finish(ep, ep->ctrl_cur, -USB_EPIPE, done);
 		return 0;
 	}
 	if (value == USB_EP_HALT_CLEAR) {
@@ -755,7 +614,7 @@ void udcx__ep_flush_reqs(struct udcx_ep *ep, int status, struct udcx_done *done)
 
 	udcx__ep_unborrow(ep, done);
 	while ((r = head_req(ep)) != NULL)
-		req_finish(r, status, done);
+		udcx__req_finish(r, status, done);
 	pace_settle(ep);
 }
 
@@ -764,7 +623,7 @@ void udcx__ep_flush_urbs(struct udcx_ep *ep, int status, struct udcx_done *done)
 	struct udcx_urb *u;
 
 	while ((u = head_urb(ep)) != NULL)
-		urb_finish(ep, u, status, done);
+		udcx__urb_finish(ep, u, status, done);
 	pace_settle(ep);
 }
 
@@ -831,7 +690,7 @@ bool udcx__iso_layout_valid(const struct udcx_iso_packet *packets, size_t count,
 	return true;
 }
 
-static int urb_start(struct udcx_ep *ep, struct udcx_urb *u)
+int udcx__urb_start(struct udcx_ep *ep, struct udcx_urb *u)
 {
 	if (u->pending || (u->length > 0 && !u->buf))
 		return -USB_EINVAL;
@@ -859,11 +718,11 @@ int udcx__urb_submit_only(struct udcx_ep *ep, struct udcx_urb *u, struct udcx_do
 
 	if (ep->control)
 		return -USB_EINVAL;
-	rc = urb_start(ep, u);
+	rc = udcx__urb_start(ep, u);
 	if (rc)
 		return rc;
 	if (ep->halted)
-		urb_finish(ep, u, -USB_EPIPE, done);
+		udcx__urb_finish(ep, u, -USB_EPIPE, done);
 	return 0;
 }
 
@@ -874,91 +733,6 @@ int udcx__urb_submit(struct udcx_ep *ep, struct udcx_urb *u, struct udcx_done *d
 	if (rc == 0 && u->pending)
 		udcx__ep_run(ep, done);
 	return rc;
-}
-
-int udcx__urb_submit_stream(struct udcx_ep *ep, struct udcx_urb *u, struct udcx_done *done)
-{
-	u->stream = true;	/* even on error: the window then says u->buf */
-	if (ep->is_in || u->iso)
-		return -USB_EINVAL;
-	/* As udcx__urb_submit(): nothing may move yet, except the ZLP that
-	 * is all of a zero-length transfer. */
-	return udcx__urb_submit(ep, u, done);
-}
-
-/*
- * Direct windows from URB offset @pos on, starting in the head request
- * at its byte @fill: one per request, each ending on a packet boundary
- * inside the request; the next request is only reached when one is
- * filled exactly (a request ends when full). Return the count.
- */
-static size_t direct_windows(struct udcx_ep *ep, struct udcx_urb *u, size_t pos, size_t fill,
-			     struct udcx_window *win, size_t max)
-{
-	size_t mp = ep->maxpacket, n = 0, reach = pos;
-	struct list_head *pos_req = ep->reqs.next;
-
-	while (n < max && pos < u->length && pos_req != &ep->reqs) {
-		struct udcx_req *r = list_entry(pos_req, struct udcx_req, node);
-		size_t room = (size_t)r->req.length - fill;
-		size_t end = pos + min_size(u->length - pos, room);
-
-		if (end < u->length)
-			end = end / mp * mp;	/* packets that fit whole */
-		if (end <= pos)
-			break;
-		win[n++] = (struct udcx_window){ bytes_at(r->req.buf, fill), end - pos, true };
-		reach = end;
-		if (fill + (end - pos) < r->req.length)
-			break;	/* the next packet is this request's, and overflows it */
-		pos = end;
-		fill = 0;
-		pos_req = pos_req->next;
-		if (pos_req != &ep->reqs)
-			fill = list_entry(pos_req, struct udcx_req, node)->req.actual;
-	}
-	if (n > 0)
-		u->direct_end = reach;
-	return n;
-}
-
-size_t udcx__urb_rx_windows(struct udcx_ep *ep, struct udcx_urb *u, struct udcx_window *win,
-			    size_t max)
-{
-	size_t due = u->length - u->arrived;
-	struct udcx_req *r = head_req(ep);
-	size_t n = 0;
-
-	if (due == 0 || max == 0)
-		return 0;
-	if (u->pending && head_urb(ep) == u && r && ep->enabled && !ep->halted) {
-		/* Everything taken (so at a packet boundary), or inside the
-		 * windows opened before: then the bytes not yet taken are a
-		 * packet in progress, in the head request. */
-		if (u->arrived == u->actual)
-			n = direct_windows(ep, u, u->arrived, r->req.actual, win, max);
-		else if (u->arrived < u->direct_end)
-			n = direct_windows(ep, u, u->arrived,
-					   r->req.actual + (u->arrived - u->actual), win, max);
-	}
-	if (n == 0)
-		win[n++] = (struct udcx_window){ bytes_at(u->buf, u->arrived), due, false };
-	return n;
-}
-
-bool udcx__urb_rx_starved(const struct udcx_ep *ep, const struct udcx_urb *u)
-{
-	return u->stream && u->pending && u->arrived < u->length && u->arrived == u->actual &&
-	       list_empty(&ep->reqs) && !list_empty(&ep->urbs) &&
-	       list_first_entry(&ep->urbs, struct udcx_urb, node) == u && ep->enabled && !ep->halted;
-}
-
-void udcx__urb_rx_commit(struct udcx_ep *ep, struct udcx_urb *u, size_t n,
-			 struct udcx_done *done)
-{
-	u->arrived += min_size(n, u->length - u->arrived);
-	if (u->pending)
-		udcx__ep_run(ep, done);
 }
 
 int udcx__urb_unlink(struct udcx_ep *ep, struct udcx_urb *u)
@@ -974,60 +748,4 @@ int udcx__urb_unlink(struct udcx_ep *ep, struct udcx_urb *u)
 	u->status = -USB_ECONNRESET;
 	pace_settle(ep);
 	return 0;
-}
-
-/* ---- control transfers -------------------------------------------------- */
-
-int udcx__ctrl_submit(struct udcx_ep *ep, struct udcx_urb *u, struct udcx_done *done)
-{
-	(void)done;
-	if (!ep->control)
-		return -USB_EINVAL;
-	return urb_start(ep, u);
-}
-
-struct udcx_urb *udcx__ctrl_next_setup(struct udcx_ep *ep, struct udcx_done *done)
-{
-	struct udcx_urb *u;
-
-	if (!ep->control || ep->ctrl_cur)
-		return NULL;
-	u = head_urb(ep);
-	if (!u)
-		return NULL;
-	/* A new SETUP ends whatever the previous control transfer left. */
-	udcx__ep_flush_reqs(ep, -USB_ECONNRESET, done);
-	ep->halted = false;
-	ep->ctrl_cur = u;
-	ep->ctrl_in = (u->setup.bRequestType & USB_DIR_IN) != 0;
-	u->limit = min_size(u->length, USB_LE16_TO_CPU(u->setup.wLength));
-	return u;
-}
-
-void udcx__ctrl_setup_done(struct udcx_ep *ep, struct udcx_urb *u, int rc,
-			   struct udcx_done *done)
-{
-	if (ep->ctrl_cur != u)
-		return;	/* already finished, stalled or unlinked */
-	if (rc < 0) {
-		urb_finish(ep, u, -USB_EPIPE, done);
-		return;
-	}
-	ctrl_run(ep, done);
-}
-
-struct udcx_urb *udcx__ctrl_current(const struct udcx_ep *ep)
-{
-	return ep->ctrl_cur;
-}
-
-void udcx__ctrl_set_status_hook(struct udcx_ep *ep, void (*hook)(struct udcx_ep *ep))
-{
-	ep->ctrl_status_hook = hook;
-}
-
-void udcx__ctrl_status(struct udcx_ep *ep, struct udcx_done *done)
-{
-	if (ep->ctrl_cur && ep->ctrl_status_due)
-		urb_finish(ep, ep->ctrl_cur, 0, done);
 }
