@@ -8,6 +8,7 @@
 # addresses crosses USB. Checks: cdc_ether binds and the interface comes
 # up; ping both ways with payloads from 1 byte to the MTU (1472: 1514-byte
 # frames; 470 and 982: frames of 512 and 1024 bytes, a packet multiple);
+# NCM: bursts at the smallest NTBs (g_ntb_limits);
 # 64 MiB over TCP each way, checksums equal (vudc: 8 MiB, the reference
 # moves about 0.35 MB/s under TCG); ours: detach takes the carrier
 # off the TAP interface, reattach brings it back and ping works again;
@@ -83,6 +84,42 @@ g_pings() {
     lh_log "ping both ways with payloads $SIZES"
 }
 
+# NCM at the NTB limits: cdc_ncm's rx_max and tx_max down to the smallest
+# NTB the spec allows (2048: SET_NTB_INPUT_SIZE to the gadget, and the
+# host's own NTBs), then full-size frames in bursts both ways, so every NTB
+# holds one datagram or a few and must stay inside 2048 bytes; then the
+# sizes as they were, and a ping again.
+g_ntb_limits() {
+    _d=/sys/class/net/$HOST_IF/cdc_ncm
+    _rx_max=$(cat "$_d/rx_max") _tx_max=$(cat "$_d/tx_max")
+    echo 2048 >"$_d/rx_max" || lh_fail "rx_max 2048"
+    echo 2048 >"$_d/tx_max" || lh_fail "tx_max 2048"
+    # cdc_ncm keeps its old rx_max when the gadget stalls the request; it
+    # pads tx_max by a byte when it is a packet multiple (no ZLP needed).
+    [ "$(cat "$_d/rx_max")" = 2048 ] && [ "$(cat "$_d/tx_max")" -le 2049 ] ||
+        lh_fail "cdc_ncm kept rx_max $(cat "$_d/rx_max") tx_max $(cat "$_d/tx_max")"
+    for _s in 1 1000 1472; do
+        ping -c 2 -W 5 -s "$_s" "$GADGET_ADDR" >"$GW/ping.log" 2>&1 ||
+            { cat "$GW/ping.log"; lh_fail "ping -s $_s host -> gadget at 2048-byte NTBs"; }
+        in_ns ping -c 2 -W 5 -s "$_s" "$HOST_ADDR" >"$GW/ping.log" 2>&1 ||
+            { cat "$GW/ping.log"; lh_fail "ping -s $_s gadget -> host at 2048-byte NTBs"; }
+    done
+    # TCP fills every NTB it can: one that outgrew 2048 bytes would
+    # overflow cdc_ncm's receive URBs (usbnet counts it in rx_errors; TCP
+    # would resend what was lost).
+    _errs=$(cat "/sys/class/net/$HOST_IF/statistics/rx_errors")
+    _lim=$([ "$PROVIDER" = ours ] && echo 4 || echo 1)
+    head -c $((_lim * 1048576)) /host/to_host.bin >"$GW/limits.bin"
+    g_tcp "$GW/limits.bin" to_host
+    g_tcp "$GW/limits.bin" to_gadget
+    _errs=$(($(cat "/sys/class/net/$HOST_IF/statistics/rx_errors") - _errs))
+    [ "$_errs" = 0 ] || lh_fail "$HOST_IF: $_errs receive errors at 2048-byte NTBs"
+    echo "$_rx_max" >"$_d/rx_max" || lh_fail "rx_max $_rx_max again"
+    echo "$_tx_max" >"$_d/tx_max" || lh_fail "tx_max $_tx_max again"
+    ping -c 2 -W 5 -s 1472 "$GADGET_ADDR" >/dev/null || lh_fail "ping at rx_max $_rx_max tx_max $_tx_max_max again"
+    lh_log "NTB limits: 2048-byte NTBs both ways (pings of 1, 1000, 1472 bytes, $_lim MiB over TCP each way, no receive error), back to rx_max $_rx_max tx_max $_tx_max"
+}
+
 # g_tcp FILE to_gadget|to_host: FILE over TCP, compared byte for byte.
 g_tcp() {
     _src=$1 _dir=$2
@@ -104,8 +141,9 @@ g_tcp() {
     fi
     wait "$_rx" || { cat "$GW/recv.log"; lh_fail "TCP receive ($_dir)"; }
     _secs=$(g_elapsed "$_t0")
-    cmp "$_src" "$GW/got.bin" || lh_fail "$(xfer_mib "$PROVIDER") MiB over TCP ($_dir) differ"
-    lh_log "$(xfer_mib "$PROVIDER") MiB over TCP $_dir in $_secs s: $(md5sum <"$GW/got.bin" | cut -c1-32) equal"
+    _mib=$(($(wc -c <"$_src") / 1048576))
+    cmp "$_src" "$GW/got.bin" || lh_fail "$_mib MiB over TCP ($_dir) differ"
+    lh_log "$_mib MiB over TCP $_dir in $_secs s: $(md5sum <"$GW/got.bin" | cut -c1-32) equal"
 }
 
 g_carrier_is() {
@@ -130,6 +168,7 @@ guest_main() {
     g_attach
     g_host_up
     g_pings
+    [ "$FUNC" = ncm ] && g_ntb_limits
     g_tcp /host/to_gadget.bin to_gadget
     g_tcp /host/to_host.bin to_host
     if [ "$PROVIDER" = ours ]; then
