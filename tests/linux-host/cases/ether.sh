@@ -116,7 +116,7 @@ g_ntb_limits() {
     [ "$_errs" = 0 ] || lh_fail "$HOST_IF: $_errs receive errors at 2048-byte NTBs"
     echo "$_rx_max" >"$_d/rx_max" || lh_fail "rx_max $_rx_max again"
     echo "$_tx_max" >"$_d/tx_max" || lh_fail "tx_max $_tx_max again"
-    ping -c 2 -W 5 -s 1472 "$GADGET_ADDR" >/dev/null || lh_fail "ping at rx_max $_rx_max tx_max $_tx_max_max again"
+    ping -c 2 -W 5 -s 1472 "$GADGET_ADDR" >/dev/null || lh_fail "ping at rx_max $_rx_max tx_max $_tx_max again"
     lh_log "NTB limits: 2048-byte NTBs both ways (pings of 1, 1000, 1472 bytes, $_lim MiB over TCP each way, no receive error), back to rx_max $_rx_max tx_max $_tx_max"
 }
 
