@@ -116,6 +116,11 @@ struct usbip_event {
  *	URBs from the start to "@capture_dir/usbip-BUSID.pcap" (created or
  *	truncated; see usbip_server_set_capture()). Borrowed until
  *	usbip_server_create() returns. Default NULL (no capture).
+ * @capture_max_data: data bytes a capture keeps of each URB (the rest is
+ *	counted in the record's length, not written, as usbmon does past its
+ *	buffer); 0 (default) keeps them all. A few KiB keep every class
+ *	protocol's headers (CBW, CSW, SCSI replies, CDC and HID reports)
+ *	and spare the disk the bulk payloads.
  * @event: optional status callback (see struct usbip_event).
  * @log: optional log sink, one line without newline per call; NULL logs
  *	to stderr prefixed "usbip: ".
@@ -134,6 +139,7 @@ struct usbip_server_config {
 	size_t max_pending_bytes;
 	size_t max_pending_urbs;
 	const char *capture_dir;
+	size_t capture_max_data;
 	void (*event)(void *ctx, const struct usbip_event *event);
 	void (*log)(void *ctx, const char *line);
 	void *ctx;

@@ -4,7 +4,7 @@
  * would log them: an 'S' record when a URB is submitted (the setup
  * packet, OUT data), a 'C' record when it is answered (status, IN data).
  *
- * Owns struct usbip__capture (the FILE and its buffer) and the device's
+ * Owns struct usbip__capture (the file, a buffer of small records) and the device's
  * cap / capturing fields, under dev->cap_lock. Record bytes come from the
  * pure encoder (usbmon_pcap.c). Reads URBs the connection thread hands
  * it; takes dev->lock (under cap_lock, never the reverse) only to read a
@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/uio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -25,15 +26,20 @@
 #include "usbip_priv.h"
 #include "usbmon_pcap.h"
 
-/* stdio buffer of a capture: several 128 KiB URBs per write(2). */
-#define CAP_BUFFER (1u << 20)
+/* Small records gather in a buffer of this size; a data run of at
+ * least CAP_DIRECT bytes goes to the file straight from the URB or the
+ * requests (one writev() with what was buffered), never copied. */
+#define CAP_BUFFER (64u * 1024u)
+#define CAP_DIRECT (16u * 1024u)
 /* Most ISO packets per URB (usbip__submit_payload() caps them too). */
 #define CAP_MAX_ISO 1024u
 
 struct usbip__capture {
-	FILE *f;
-	char *buf;
+	int fd;
 	char *path;
+	uint8_t *buf;		/* CAP_BUFFER bytes, len of them pending */
+	size_t len;
+	uint32_t max_data;	/* data bytes kept per record; 0: all */
 };
 
 static int map_errno(int e)
@@ -50,13 +56,75 @@ static int map_errno(int e)
 	}
 }
 
+/* Write @n runs completely. Return 0 or the errno. */
+static int write_iov(int fd, struct iovec *iov, int n)
+{
+	while (n > 0) {
+		ssize_t w = writev(fd, iov, n);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno;
+		}
+		if (w == 0)
+			return EIO;
+		while (n > 0 && (size_t)w >= iov->iov_len) {
+			w -= (ssize_t)iov->iov_len;
+			iov++;
+			n--;
+		}
+		if (n > 0) {
+			iov->iov_base = (uint8_t *)iov->iov_base + w;
+			iov->iov_len -= (size_t)w;
+		}
+	}
+	return 0;
+}
+
+/* The buffer and then @n bytes at @p (@n may be 0) to the file. */
+static int cap_write_out(struct usbip__capture *cap, const void *p, size_t n)
+{
+	struct iovec iov[2];
+	int k = 0, e;
+
+	if (cap->len)
+		iov[k++] = (struct iovec){ cap->buf, cap->len };
+	if (n)
+		iov[k++] = (struct iovec){ (void *)p, n };
+	e = write_iov(cap->fd, iov, k);
+	cap->len = 0;
+	return e;
+}
+
+/* Append @n bytes: buffered when small, else written out at once. */
+static int cap_put(struct usbip__capture *cap, const void *p, size_t n)
+{
+	if (n >= CAP_DIRECT || n > CAP_BUFFER - cap->len) {
+		if (n < CAP_DIRECT) {
+			int e = cap_write_out(cap, NULL, 0);
+
+			if (e)
+				return e;
+		} else {
+			return cap_write_out(cap, p, n);
+		}
+	}
+	memcpy(cap->buf + cap->len, p, n);
+	cap->len += n;
+	return 0;
+}
+
 static int cap_close(struct usbip__capture *cap)
 {
-	int rc = 0;
+	int rc = 0, e;
 
 	if (!cap)
 		return 0;
-	if (fclose(cap->f) != 0)
+	e = cap_write_out(cap, NULL, 0);
+	if (e)
+		rc = map_errno(e);
+	if (close(cap->fd) != 0 && rc == 0)
 		rc = map_errno(errno);
 	free(cap->buf);
 	free(cap->path);
@@ -64,11 +132,12 @@ static int cap_close(struct usbip__capture *cap)
 	return rc;
 }
 
-static int cap_open(const char *path, uint32_t snaplen, struct usbip__capture **out)
+static int cap_open(const char *path, uint32_t snaplen, uint32_t max_data,
+		    struct usbip__capture **out)
 {
 	uint8_t fh[USBMON_PCAP_FILE_HEADER_SIZE];
 	struct usbip__capture *cap = calloc(1, sizeof(*cap));
-	int fd, rc;
+	int e, rc;
 
 	if (!cap)
 		return -USB_ENOMEM;
@@ -79,23 +148,17 @@ static int cap_open(const char *path, uint32_t snaplen, struct usbip__capture **
 		goto fail;
 	}
 	strcpy(cap->path, path);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
+	cap->max_data = max_data;
+	cap->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (cap->fd < 0) {
 		rc = map_errno(errno);
 		goto fail;
 	}
-	cap->f = fdopen(fd, "wb");
-	if (!cap->f) {
-		rc = map_errno(errno);
-		close(fd);
-		goto fail;
-	}
-	setvbuf(cap->f, cap->buf, _IOFBF, CAP_BUFFER);
 	usbmon__file_header(fh, snaplen);
-	if (fwrite(fh, sizeof(fh), 1, cap->f) != 1 || fflush(cap->f) != 0) {
-		rc = map_errno(errno);
+	e = cap_write_out(cap, fh, sizeof(fh));
+	if (e) {
 		cap_close(cap);
-		return rc;
+		return map_errno(e);
 	}
 	*out = cap;
 	return 0;
@@ -107,22 +170,32 @@ fail:
 	return rc;
 }
 
+/* The data bytes a record keeps under cfg.capture_max_data (0: all). */
+static uint32_t kept(const struct usbip__capture *cap, uint32_t n)
+{
+	return cap->max_data && n > cap->max_data ? cap->max_data : n;
+}
+
 /* The largest record a device's URBs make: header, descriptors, data. */
 static uint32_t snaplen_for(const struct usbip__dev *dev)
 {
-	uint64_t max = USBMON_HDR_SIZE + (uint64_t)CAP_MAX_ISO * USBMON_ISO_DESC_SIZE +
-		       dev->server->cfg.max_urb_bytes;
+	const struct usbip_server_config *cfg = &dev->server->cfg;
+	uint64_t data = cfg->capture_max_data && cfg->capture_max_data < cfg->max_urb_bytes
+				? cfg->capture_max_data : cfg->max_urb_bytes;
+	uint64_t max = USBMON_HDR_SIZE + (uint64_t)CAP_MAX_ISO * USBMON_ISO_DESC_SIZE + data;
 
 	return max > UINT32_MAX ? UINT32_MAX : (uint32_t)max;
 }
 
 int usbip__cap_set(struct usbip__dev *dev, const char *path)
 {
+	const struct usbip_server_config *cfg = &dev->server->cfg;
 	struct usbip__capture *cap = NULL, *old;
+	uint32_t max_data = cfg->capture_max_data > UINT32_MAX ? 0 : (uint32_t)cfg->capture_max_data;
 	int rc;
 
 	if (path) {
-		rc = cap_open(path, snaplen_for(dev), &cap);
+		rc = cap_open(path, snaplen_for(dev), max_data, &cap);
 		if (rc < 0)
 			return rc;
 	}
@@ -147,14 +220,20 @@ static void cap_fail(struct usbip__dev *dev, int e)
 		   usb_strerror(map_errno(e)));
 	dev->cap = NULL;
 	atomic_store(&dev->capturing, false);
+	cap->len = 0;	/* what could not be written is dropped */
 	cap_close(cap);
 }
 
 void usbip__cap_flush(struct usbip__dev *dev)
 {
+	int e;
+
 	pthread_mutex_lock(&dev->cap_lock);
-	if (dev->cap && fflush(dev->cap->f) != 0)
-		cap_fail(dev, errno);
+	if (dev->cap) {
+		e = cap_write_out(dev->cap, NULL, 0);
+		if (e)
+			cap_fail(dev, e);
+	}
 	pthread_mutex_unlock(&dev->cap_lock);
 }
 
@@ -195,18 +274,19 @@ static void event_init(struct usbmon_event *ev, const struct usbip__urb *urb, ch
 }
 
 /* The record prefix and @urb's ISO descriptors (@packed: the offsets of
- * the data as packed for the wire, 'C'; else as submitted). */
-static int write_prefix(FILE *f, const struct usbmon_event *ev, const struct usbip__urb *urb,
-			bool packed)
+ * the data as packed for the wire, 'C'; else as submitted). Return 0 or
+ * an errno. */
+static int put_prefix(struct usbip__capture *cap, const struct usbmon_event *ev,
+		      const struct usbip__urb *urb, bool packed)
 {
 	uint8_t pre[USBMON_PCAP_PREFIX_SIZE];
 	uint32_t off = 0;
+	int e;
 
 	if (!usbmon__record(pre, ev))
 		return EINVAL;
-	if (fwrite(pre, sizeof(pre), 1, f) != 1)
-		return errno;
-	for (uint32_t i = 0; i < ev->ndesc; i++) {
+	e = cap_put(cap, pre, sizeof(pre));
+	for (uint32_t i = 0; i < ev->ndesc && e == 0; i++) {
 		const struct usbip_iso_desc *d = &urb->iso[i];
 		uint8_t b[USBMON_ISO_DESC_SIZE];
 
@@ -216,19 +296,14 @@ static int write_prefix(FILE *f, const struct usbmon_event *ev, const struct usb
 		} else {
 			usbmon__iso_desc(b, 0, d->offset, d->length);
 		}
-		if (fwrite(b, sizeof(b), 1, f) != 1)
-			return errno;
+		e = cap_put(cap, b, sizeof(b));
 	}
-	return 0;
-}
-
-static int write_bytes(FILE *f, const void *p, size_t n)
-{
-	return n == 0 || fwrite(p, n, 1, f) == 1 ? 0 : errno;
+	return e;
 }
 
 void usbip__cap_submit(struct usbip__dev *dev, const struct usbip__urb *urb)
 {
+	struct usbip__capture *cap;
 	struct usbmon_event ev;
 	int e;
 
@@ -237,30 +312,37 @@ void usbip__cap_submit(struct usbip__dev *dev, const struct usbip__urb *urb)
 	event_init(&ev, urb, 'S');
 	ev.status = USBMON_STATUS_INPROGRESS;
 	ev.length = urb->length;
-	ev.data_len = urb->dir_in ? 0 : urb->length;
 	if (urb->epnum == 0) {
 		ev.has_setup = true;
 		memcpy(ev.setup, &urb->x.setup, sizeof(ev.setup));
 	}
 	pthread_mutex_lock(&dev->cap_lock);
-	if (dev->cap) {
-		e = write_prefix(dev->cap->f, &ev, urb, false);
-		if (e == 0)
-			e = write_bytes(dev->cap->f, urb->buf, ev.data_len);
+	cap = dev->cap;
+	if (cap) {
+		ev.data_len = urb->dir_in ? 0 : kept(cap, urb->length);
+		e = put_prefix(cap, &ev, urb, false);
+		if (e == 0 && ev.data_len)
+			e = cap_put(cap, urb->buf, ev.data_len);
 		if (e != 0)
 			cap_fail(dev, e);
 	}
 	pthread_mutex_unlock(&dev->cap_lock);
 }
 
-/* A gathering URB's IN bytes, from the request buffers it holds. */
-static int write_gathered(struct usbip__dev *dev, FILE *f, const struct usbip__urb *urb)
+/* The first @n IN bytes of a gathering URB, from the request buffers it
+ * holds (under dev->lock: they are the requests' until it is sent). */
+static int put_gathered(struct usbip__dev *dev, struct usbip__capture *cap,
+			const struct usbip__urb *urb, size_t n)
 {
 	int e = 0;
 
 	pthread_mutex_lock(&dev->lock);
-	for (size_t i = 0; i < urb->x.seg_count && e == 0; i++)
-		e = write_bytes(f, urb->x.segs[i].p, urb->x.segs[i].len);
+	for (size_t i = 0; i < urb->x.seg_count && n > 0 && e == 0; i++) {
+		size_t m = urb->x.segs[i].len < n ? urb->x.segs[i].len : n;
+
+		e = cap_put(cap, urb->x.segs[i].p, m);
+		n -= m;
+	}
 	pthread_mutex_unlock(&dev->lock);
 	return e;
 }
@@ -268,6 +350,7 @@ static int write_gathered(struct usbip__dev *dev, FILE *f, const struct usbip__u
 void usbip__cap_complete(struct usbip__dev *dev, const struct usbip__urb *urb, int status,
 			 size_t actual)
 {
+	struct usbip__capture *cap;
 	struct usbmon_event ev;
 	uint32_t errors = 0;
 	int e;
@@ -277,16 +360,17 @@ void usbip__cap_complete(struct usbip__dev *dev, const struct usbip__urb *urb, i
 	event_init(&ev, urb, 'C');
 	ev.status = status;
 	ev.length = (uint32_t)actual;
-	ev.data_len = urb->dir_in ? (uint32_t)actual : 0;
 	for (uint32_t i = 0; i < ev.ndesc; i++)
 		errors += urb->iso[i].status != 0;
 	ev.error_count = (int32_t)errors;
 	pthread_mutex_lock(&dev->cap_lock);
-	if (dev->cap) {
-		e = write_prefix(dev->cap->f, &ev, urb, true);
+	cap = dev->cap;
+	if (cap) {
+		ev.data_len = urb->dir_in ? kept(cap, (uint32_t)actual) : 0;
+		e = put_prefix(cap, &ev, urb, true);
 		if (e == 0 && ev.data_len > 0)
-			e = urb->gather ? write_gathered(dev, dev->cap->f, urb)
-					: write_bytes(dev->cap->f, urb->buf, ev.data_len);
+			e = urb->gather ? put_gathered(dev, cap, urb, ev.data_len)
+					: cap_put(cap, urb->buf, ev.data_len);
 		if (e != 0)
 			cap_fail(dev, e);
 	}

@@ -212,7 +212,6 @@ static int queue_ret_submit(struct usbip__conn *c, struct usbip__urb *urb)
 	}
 	if (urb->is_iso)
 		usbip__urb_iso_finish(urb);	/* actual becomes the packed length */
-	usbip__cap_complete(c->dev, urb, status, urb->x.actual);
 	memset(&h, 0, sizeof(h));
 	h.command = USBIP_RET_SUBMIT;
 	h.seqnum = urb->seqnum;
@@ -311,6 +310,11 @@ static int tx_flush(struct usbip__conn *c, bool *released)
 		list_del(&t->link);
 		c->tx_items--;
 		*released = *released || (t->urb && t->urb->gather);
+		/* Its 'C' record once the host has it, as the host's usbmon
+		 * logs it, and off the reply's way (its bytes are the URB's
+		 * until tx_free()). */
+		if (t->urb)
+			usbip__cap_complete(c->dev, t->urb, t->urb->x.status, t->urb->x.actual);
 		tx_free(c, t);
 	}
 	return 0;

@@ -265,8 +265,9 @@ void usbip__cap_flush(struct usbip__dev *dev);
  * OUT, its urb->length bytes in urb->buf. Connection thread. */
 void usbip__cap_submit(struct usbip__dev *dev, const struct usbip__urb *urb);
 /* The 'C' record of @urb with @status and @actual bytes (IN: from
- * urb->buf, or from the request buffers of a gathering URB; ISO: after
- * usbip__urb_iso_finish()). Connection thread, dev->lock not held. */
+ * urb->buf, or from the request buffers a gathering URB still holds;
+ * ISO: after usbip__urb_iso_finish()), once its reply is sent (or at its
+ * unlink). Connection thread, dev->lock not held. */
 void usbip__cap_complete(struct usbip__dev *dev, const struct usbip__urb *urb, int status,
 			 size_t actual);
 
