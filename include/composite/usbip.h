@@ -191,8 +191,8 @@ const char *usbip_server_busid(const struct usbip_server *server, unsigned index
  * @path: the file, created (mode 0644 before the umask) or truncated;
  *	borrowed. NULL stops the capture of @index (no capture: no effect).
  * A running capture's file is closed when it is switched or stopped, and
- * at usbip_server_destroy(). Records are buffered and written out at
- * least when a host disconnects and when the file is closed. A write that
+ * at usbip_server_destroy(). Records are buffered and reach the file
+ * within a second, when a host disconnects and when the file is closed. A write that
  * fails later (disk full, I/O error) is reported through the server's
  * @log and stops that capture; the device goes on serving.
  * Context: any thread, also while the device is attached (a host's URBs

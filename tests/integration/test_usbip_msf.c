@@ -500,6 +500,13 @@ static void unlink_pending_in(struct host *h)
 	assert_int_equal(r.h.u.ret_unlink.status, USBIP_STATUS_ECONNRESET);
 }
 
+static off_t file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 ? st.st_size : -1;
+}
+
 static bool have_tshark(void)
 {
 	return system("tshark -v >/dev/null 2>&1") == 0;
@@ -574,18 +581,25 @@ static void test_usbip_msf_capture_read_by_tshark(void **state)
 	struct host h = { 0 };
 	struct dissected d;
 	char file[128];
+	off_t size;
 
 	(void)state;
 	if (!have_tshark())
 		skip();
 	n_csw = 0;
+	snprintf(file, sizeof(file), "%s/usbip-4-1.pcap", cap_dir);
 	attach(&h);
 	bot_commands(&h);
+	/* The last records (the CSW's) wait in the buffer: out within a
+	 * second while the host is quiet. */
+	size = file_size(file);
+	for (int i = 0; i < 300 && file_size(file) == size; i++)
+		nap();
+	assert_true(file_size(file) > size);
 	unlink_pending_in(&h);
 	uc_close(&h.c);
 	/* Every URB was answered: its records are in; closing writes them. */
 	assert_int_equal(usbip_server_set_capture(srv, 0, NULL), 0);
-	snprintf(file, sizeof(file), "%s/usbip-4-1.pcap", cap_dir);
 	dissect(file, &d);
 	assert_true(d.records > 20);
 	assert_true(d.vendor);
@@ -594,13 +608,6 @@ static void test_usbip_msf_capture_read_by_tshark(void **state)
 	assert_int_equal(d.n_csw, n_csw);
 	assert_memory_equal(d.csw, csw_status, n_csw);
 	assert_int_equal(d.unlinked, 1);
-}
-
-static off_t file_size(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 ? st.st_size : -1;
 }
 
 /* Bad paths are refused with the cause; a capture whose writes fail

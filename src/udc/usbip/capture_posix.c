@@ -39,6 +39,7 @@ struct usbip__capture {
 	char *path;
 	uint8_t *buf;		/* CAP_BUFFER bytes, len of them pending */
 	size_t len;
+	long long since;	/* CLOCK_MONOTONIC ns of the oldest pending byte */
 	uint32_t max_data;	/* data bytes kept per record; 0: all */
 };
 
@@ -54,6 +55,14 @@ static int map_errno(int e)
 	case ENAMETOOLONG: return -USB_ENAMETOOLONG;
 	default: return -USB_EIO;
 	}
+}
+
+static long long mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
 /* Write @n runs completely. Return 0 or the errno. */
@@ -110,6 +119,8 @@ static int cap_put(struct usbip__capture *cap, const void *p, size_t n)
 			return cap_write_out(cap, p, n);
 		}
 	}
+	if (cap->len == 0)
+		cap->since = mono_ns();
 	memcpy(cap->buf + cap->len, p, n);
 	cap->len += n;
 	return 0;
@@ -235,6 +246,26 @@ void usbip__cap_flush(struct usbip__dev *dev)
 			cap_fail(dev, e);
 	}
 	pthread_mutex_unlock(&dev->cap_lock);
+}
+
+long long usbip__cap_due(struct usbip__dev *dev)
+{
+	long long left = -1, waited;
+	int e;
+
+	pthread_mutex_lock(&dev->cap_lock);
+	if (dev->cap && dev->cap->len) {
+		waited = mono_ns() - dev->cap->since;
+		left = USBIP_CAP_FLUSH_NS - waited;
+		if (left <= 0) {
+			left = -1;
+			e = cap_write_out(dev->cap, NULL, 0);
+			if (e)
+				cap_fail(dev, e);
+		}
+	}
+	pthread_mutex_unlock(&dev->cap_lock);
+	return left;
 }
 
 static enum usbmon_xfer xfer_of(uint8_t ep_type)

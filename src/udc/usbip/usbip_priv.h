@@ -261,6 +261,11 @@ int usbip__cap_set(struct usbip__dev *dev, const char *path);
 void usbip__cap_fini(struct usbip__dev *dev);
 /* Push the buffered records to the file (a host went away). */
 void usbip__cap_flush(struct usbip__dev *dev);
+/* Write the buffered records out if the oldest has waited its time
+ * (USBIP_CAP_FLUSH_NS); return the ns until the next is due, or -1 when
+ * nothing waits. Connection thread, once per turn while capturing. */
+#define USBIP_CAP_FLUSH_NS 1000000000LL
+long long usbip__cap_due(struct usbip__dev *dev);
 /* The 'S' record of @urb (if urb->captured): its setup packet and, for
  * OUT, its urb->length bytes in urb->buf. Connection thread. */
 void usbip__cap_submit(struct usbip__dev *dev, const struct usbip__urb *urb);
