@@ -188,8 +188,10 @@ const char *usbip_server_busid(const struct usbip_server *server, unsigned index
  * host attaches for the dissectors to see the descriptors (Wireshark
  * learns the interface classes from them); one file covers every host
  * that attaches until the capture stops.
- * @path: the file, created (mode 0644 before the umask) or truncated;
- *	borrowed. NULL stops the capture of @index (no capture: no effect).
+ * @path: the file, created (mode 0644 before the umask) or truncated, or
+ *	a directory, where the file is "@path/usbip-BUSID.pcap" (the
+ *	server's log names the file); borrowed. NULL stops the capture of
+ *	@index (no capture: no effect).
  * A running capture's file is closed when it is switched or stopped, and
  * at usbip_server_destroy(). Records are buffered and reach the file
  * within a second, when a host disconnects and when the file is closed. A write that
@@ -198,8 +200,8 @@ const char *usbip_server_busid(const struct usbip_server *server, unsigned index
  * Context: any thread, also while the device is attached (a host's URBs
  * from then on are captured).
  * Return: 0; -USB_EINVAL when @index is out of range; the error of
- * creating @path: -USB_ENOENT, -USB_EACCES, -USB_EROFS, -USB_ENOSPC,
- * -USB_ENAMETOOLONG, -USB_EINVAL (a directory), -USB_ENOMEM, -USB_EIO.
+ * creating the file: -USB_ENOENT, -USB_EACCES, -USB_EROFS, -USB_ENOSPC,
+ * -USB_ENAMETOOLONG, -USB_ENOMEM, -USB_EIO.
  * On error the capture is as it was.
  */
 int usbip_server_set_capture(struct usbip_server *server, unsigned index, const char *path);

@@ -13,13 +13,12 @@
  * are printed as they happen ("PROG: host connected (...)"). An unknown
  * parameter or a bad value: a message (listing the valid keys), exit 2;
  * a failing init: exit 1.
- * POSIX: signals, stdio, nanosleep, stat. Owns nothing but its own state.
+ * POSIX: signals, stdio, nanosleep. Owns nothing but its own state.
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include <signal.h>
 #include <stdio.h>
-#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -299,26 +298,18 @@ static void print_attach_line(struct usbip_server *srv, const char *address)
 	fflush(stdout);
 }
 
-/* capture=: the file, or DIR/usbip-1-1.pcap; from the first URB on. */
+/* capture=: the file, or DIR/usbip-1-1.pcap (the server logs which);
+ * from the first URB on. */
 static int start_capture(struct usbip_server *srv, const char *capture)
 {
-	char path[4096];
-	struct stat st;
 	int rc;
 
 	if (!capture || !*capture)
 		return 0;
-	if (stat(capture, &st) == 0 && S_ISDIR(st.st_mode))
-		snprintf(path, sizeof(path), "%s/usbip-%s.pcap", capture, usbip_server_busid(srv, 0));
-	else
-		snprintf(path, sizeof(path), "%s", capture);
-	rc = usbip_server_set_capture(srv, 0, path);
-	if (rc < 0) {
-		fprintf(stderr, "%s: cannot capture to %s: %s\n", prog, path, usb_strerror(rc));
-		return rc;
-	}
-	printf("%s: capturing the URBs of %s to %s\n", prog, usbip_server_busid(srv, 0), path);
-	return 0;
+	rc = usbip_server_set_capture(srv, 0, capture);
+	if (rc < 0)
+		fprintf(stderr, "%s: cannot capture to %s: %s\n", prog, capture, usb_strerror(rc));
+	return rc;
 }
 
 static void wait_for_the_end(struct usb_gadget *gadget)

@@ -623,7 +623,11 @@ static void test_usbip_msf_capture_errors(void **state)
 	(void)state;
 	assert_int_equal(usbip_server_set_capture(srv, 1, "/tmp/x.pcap"), -USB_EINVAL);
 	assert_int_equal(usbip_server_set_capture(srv, 0, "/nonexistent/dir/x.pcap"), -USB_ENOENT);
-	assert_int_equal(usbip_server_set_capture(srv, 0, cap_dir), -USB_EINVAL);
+	/* A directory: DIR/usbip-BUSID.pcap there. */
+	snprintf(file, sizeof(file), "%s/usbip-4-1.pcap", cap_dir);
+	unlink(file);
+	assert_int_equal(usbip_server_set_capture(srv, 0, cap_dir), 0);
+	assert_int_equal(file_size(file), 24);	/* the pcap file header */
 	if (file_size("/dev/full") >= 0)
 		assert_int_equal(usbip_server_set_capture(srv, 0, "/dev/full"), -USB_ENOSPC);
 	snprintf(file, sizeof(file), "%s/small.pcap", cap_dir);

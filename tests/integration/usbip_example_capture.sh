@@ -28,7 +28,7 @@ for _ in $(seq 100); do
 	grep -q "serving" run.log && break
 	sleep 0.1
 done
-grep -qF "capturing the URBs of 1-1 to cap/usbip-1-1.pcap" run.log ||
+grep -qF "1-1: capturing to cap/usbip-1-1.pcap" run.log ||
 	{ echo "FAIL: no capture line:"; cat run.log; fails=$((fails + 1)); }
 kill -TERM "$pid"
 wait "$pid" || { echo "FAIL: exit $? after SIGTERM"; fails=$((fails + 1)); }

@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,12 +204,21 @@ int usbip__cap_set(struct usbip__dev *dev, const char *path)
 	const struct usbip_server_config *cfg = &dev->server->cfg;
 	struct usbip__capture *cap = NULL, *old;
 	uint32_t max_data = cfg->capture_max_data > UINT32_MAX ? 0 : (uint32_t)cfg->capture_max_data;
-	int rc;
+	char name[4096];
+	struct stat st;
+	int rc, n;
 
+	if (path && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		n = snprintf(name, sizeof(name), "%s/usbip-%s.pcap", path, dev->busid);
+		if (n < 0 || (size_t)n >= sizeof(name))
+			return -USB_ENAMETOOLONG;
+		path = name;
+	}
 	if (path) {
 		rc = cap_open(path, snaplen_for(dev), max_data, &cap);
 		if (rc < 0)
 			return rc;
+		usbip__log(dev->server, "%s: capturing to %s", dev->busid, path);
 	}
 	pthread_mutex_lock(&dev->cap_lock);
 	old = dev->cap;

@@ -253,9 +253,10 @@ long long usbip__dev_pace(struct usbip__dev *dev);
 uint8_t usbip__dev_ep_type(struct usbip__dev *dev, unsigned num, bool dir_in);
 
 /* capture_posix.c: the pcap capture of a device's URBs. */
-/* Start capturing to @path (created or truncated), switch to it, or stop
- * (NULL). Return 0, or a negative error of opening @path (then the
- * capture is as it was). Any thread. */
+/* Start capturing to @path (created or truncated; a directory:
+ * @path/usbip-BUSID.pcap), switch to it, or stop (NULL). Return 0, or a
+ * negative error of opening it (then the capture is as it was). Any
+ * thread. */
 int usbip__cap_set(struct usbip__dev *dev, const char *path);
 /* Close the capture (device teardown). */
 void usbip__cap_fini(struct usbip__dev *dev);

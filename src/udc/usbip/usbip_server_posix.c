@@ -241,17 +241,14 @@ static int open_listener(struct usbip_server *srv)
 /* cfg.capture_dir: the device's file there, from the start. */
 static int capture_to_dir(struct usbip_server *srv, struct usbip__dev *dev)
 {
-	char path[4096];
-	int rc, n;
+	int rc;
 
 	if (!srv->cfg.capture_dir)
 		return 0;
-	n = snprintf(path, sizeof(path), "%s/usbip-%s.pcap", srv->cfg.capture_dir, dev->busid);
-	if (n < 0 || (size_t)n >= sizeof(path))
-		return -USB_ENAMETOOLONG;
-	rc = usbip__cap_set(dev, path);
+	rc = usbip__cap_set(dev, srv->cfg.capture_dir);
 	if (rc < 0)
-		usbip__log(srv, "%s: cannot capture to %s: %s", dev->busid, path, usb_strerror(rc));
+		usbip__log(srv, "%s: cannot capture to %s/usbip-%s.pcap: %s", dev->busid,
+			   srv->cfg.capture_dir, dev->busid, usb_strerror(rc));
 	return rc;
 }
 
