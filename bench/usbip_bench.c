@@ -10,6 +10,10 @@
  * bytes move between socket and requests without a copy), and 2 x 16 KiB
  * (the test gadget's default; a URB then waits for requests, and IN
  * copies what it has so far to give them back).
+ * Then the 4 x 64 KiB run with the capture on (usbip_server_set_capture():
+ * every URB's usbmon record and data to a pcap file in $TMPDIR, default
+ * /tmp, removed afterwards), all data and 4 KiB per URB, alternated with
+ * runs without, five rounds, the best of each compared (goal: capture at most 10% slower, ratio >= 0.90).
  * Reference: a thread that speaks the same framing without any USB: for
  * "write" it reads a 48-byte header plus 128 KiB and answers 48 bytes;
  * for "read" it reads 48 bytes and answers 48 plus 128 KiB.
@@ -131,7 +135,9 @@ static int ref_run(unsigned count, double *wr, double *rd)
 
 /* ---- USB/IP ---------------------------------------------------------------- */
 
-static int usbip_run(unsigned count, unsigned req_len, unsigned reqs, double *wr, double *rd)
+/* One USB/IP run; with @capture (a file name), device 1-1 captures. */
+static int usbip_run(unsigned count, unsigned req_len, unsigned reqs, const char *capture,
+		     size_t max_data, double *wr, double *rd)
 {
 	struct usbip_server_config cfg;
 	struct usbip_server *srv;
@@ -145,8 +151,13 @@ static int usbip_run(unsigned count, unsigned req_len, unsigned reqs, double *wr
 
 	usbip_server_config_init(&cfg);
 	cfg.port = 0;
+	cfg.capture_max_data = max_data;
 	if (!buf || usbip_server_create(&cfg, &srv) != 0)
 		return -1;
+	if (capture && usbip_server_set_capture(srv, 0, capture) != 0) {
+		fprintf(stderr, "bench_usbip: cannot capture to %s\n", capture);
+		goto out;
+	}
 	if (tg_probe_bulk(&g, "1-1", 0x0104, req_len, reqs) != 0 || usbip_server_start(srv) != 0)
 		goto out;
 	g.no_refill = true;
@@ -181,18 +192,68 @@ out:
 	return rc;
 }
 
+static double max2(double a, double b)
+{
+	return a > b ? a : b;
+}
+
+/* Capture data bytes kept per URB in the capped runs. */
+#define CAPPED 4096u
+/* Rounds of the three runs: the best of each is kept (a shared machine's
+ * noise only ever slows a run down). */
+#define CAPTURE_ROUNDS 5
+
+/* The 4 x 64 KiB run without the capture, with it (all data), and with
+ * it capped at CAPPED data bytes per URB, alternated, CAPTURE_ROUNDS
+ * times: the best of each ([0] off, [1] all, [2] capped). *@bytes: the files' sizes. */
+static int capture_runs(unsigned count, double w[3], double r[3], long long bytes[3])
+{
+	const char *tmp = getenv("TMPDIR");
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/bench_usbip_%ld.pcap", tmp && *tmp ? tmp : "/tmp",
+		 (long)getpid());
+	for (int k = 0; k < 3; k++)
+		w[k] = r[k] = 0;
+	for (int i = 0; i < CAPTURE_ROUNDS; i++) {
+		for (int k = 0; k < 3; k++) {
+			double a, b;
+			FILE *f;
+
+			if (usbip_run(count, 64u * 1024u, 4, k ? path : NULL, k == 2 ? CAPPED : 0,
+				      &a, &b) != 0)
+				return -1;
+			w[k] = max2(w[k], a);
+			r[k] = max2(r[k], b);
+			if (!k)
+				continue;
+			f = fopen(path, "rb");
+			bytes[k] = -1;
+			if (f && fseek(f, 0, SEEK_END) == 0)
+				bytes[k] = ftell(f);
+			if (f)
+				fclose(f);
+			unlink(path);
+		}
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned mib = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : 256;
 	unsigned count = mib * 1024u * 1024u / XFER;
 	double uw = 0, ur = 0, tw = 0, tr = 0, sw = 0, sr = 0;
+	double cw[3], cr[3];
+	long long cap_bytes[3] = { 0 };
 
 	if (count == 0)
 		count = 1;
 	/* The reference between the two, so that a drift of the machine
 	 * shows in both ratios alike. */
-	if (usbip_run(count, 64u * 1024u, 4, &uw, &ur) != 0 || ref_run(count, &tw, &tr) != 0 ||
-	    usbip_run(count, 16u * 1024u, 2, &sw, &sr) != 0) {
+	if (usbip_run(count, 64u * 1024u, 4, NULL, 0, &uw, &ur) != 0 || ref_run(count, &tw, &tr) != 0 ||
+	    usbip_run(count, 16u * 1024u, 2, NULL, 0, &sw, &sr) != 0 ||
+	    capture_runs(count, cw, cr, cap_bytes) != 0) {
 		fprintf(stderr, "bench_usbip: a run failed\n");
 		return 1;
 	}
@@ -203,5 +264,13 @@ int main(int argc, char **argv)
 	printf("  usbip, 2 x 16 KiB requests:     write %8.1f MB/s   read %8.1f MB/s   ratio %.2f / %.2f\n",
 	       sw, sr, sw / tw, sr / tr);
 	printf("  goal: ratio >= 0.80 (4 x 64 KiB): %s\n", uw / tw >= 0.8 && ur / tr >= 0.8 ? "met" : "NOT met");
+	printf("  capture off, 4 x 64 KiB (best of 5):   write %8.1f MB/s   read %8.1f MB/s\n", cw[0], cr[0]);
+	printf("  capture, all data:                     write %8.1f MB/s   read %8.1f MB/s   ratio %.2f / %.2f   (%lld bytes)\n",
+	       cw[1], cr[1], cw[1] / cw[0], cr[1] / cr[0], cap_bytes[1]);
+	printf("  capture, %u data bytes per URB:      write %8.1f MB/s   read %8.1f MB/s   ratio %.2f / %.2f   (%lld bytes)\n",
+	       CAPPED, cw[2], cr[2], cw[2] / cw[0], cr[2] / cr[0], cap_bytes[2]);
+	printf("  goal: capture ratio >= 0.90: all data %s, %u bytes %s\n",
+	       cw[1] / cw[0] >= 0.9 && cr[1] / cr[0] >= 0.9 ? "met" : "NOT met", CAPPED,
+	       cw[2] / cw[0] >= 0.9 && cr[2] / cr[0] >= 0.9 ? "met" : "NOT met");
 	return 0;
 }

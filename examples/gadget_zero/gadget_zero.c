@@ -8,7 +8,7 @@
  *		    [ss_iso_qlen=N] [isoc_interval=1..16] [isoc_maxpacket=0..1024]
  *		    [isoc_mult=0..2] [isoc_maxburst=0..15] [iso=0|1]
  *		    [loopdefault=0|1] [speed=full|high|super] [address=A] [port=P]
- *		    [busid=1-N] [winusb=0|1] [landing_page=URL]
+ *		    [busid=1-N] [winusb=0|1] [landing_page=URL] [capture=FILE|DIR]
  *
  * Parameters are g_zero's module parameters (same names, defaults and
  * ranges); iso=0 hides alternate setting 1. Beyond g_zero: winusb=1 tells
@@ -16,7 +16,9 @@
  * 1.0 and 2.0 descriptors, compatible ID "WINUSB" and a
  * DeviceInterfaceGUIDs property; vendor code GZ_MS_VENDOR_CODE), and
  * landing_page=URL announces a WebUSB landing page (vendor code
- * GZ_WEBUSB_VENDOR_CODE). Serves on 127.0.0.1:3240, busid 1-1, until
+ * GZ_WEBUSB_VENDOR_CODE), and capture= writes every URB to a pcap file
+ * for Wireshark (DIR/usbip-BUSID.pcap for a directory; docs/capture.md).
+ * Serves on 127.0.0.1:3240, busid 1-1, until
  * SIGINT or SIGTERM, then exits 0.
  *
  * Owns only this program's options and signal handling; a POSIX program.
@@ -47,6 +49,7 @@ struct gz_params {
 	unsigned device;	/* busid 1-(device+1) */
 	bool winusb;
 	const char *landing_page;
+	const char *capture;	/* usbip_server_set_capture()'s path, or NULL */
 };
 
 static struct gz_params params;
@@ -240,7 +243,7 @@ static void usage(FILE *f)
 	      "         [ss_iso_qlen=N] [isoc_interval=1..16] [isoc_maxpacket=0..1024]\n"
 	      "         [isoc_mult=0..2] [isoc_maxburst=0..15] [iso=0|1] [loopdefault=0|1]\n"
 	      "         [speed=full|high|super] [address=ADDR] [port=PORT] [busid=1-N]\n"
-	      "         [winusb=0|1] [landing_page=URL]\n", f);
+	      "         [winusb=0|1] [landing_page=URL] [capture=FILE|DIR]\n", f);
 }
 
 static int parse_uint(const char *name, const char *s, unsigned long max, unsigned *out)
@@ -331,6 +334,10 @@ static int parse_arg(const char *arg)
 		params.address = val;
 		return 0;
 	}
+	if (strcmp(name, "capture") == 0) {
+		params.capture = *val ? val : NULL;
+		return 0;
+	}
 	if (strcmp(name, "busid") == 0) {
 		if (strncmp(val, "1-", 2) != 0 ||
 		    parse_uint(name, val + 2, USBIP_MAX_DEVICES, &v) || v == 0)
@@ -409,6 +416,15 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	server = srv;
+	if (params.capture) {
+		ret = usbip_server_set_capture(srv, params.device, params.capture);
+		if (ret) {
+			fprintf(stderr, "gadget_zero: cannot capture to %s: %s\n", params.capture,
+				usb_strerror(ret));
+			usbip_server_destroy(srv);
+			return 1;
+		}
+	}
 
 	zero_driver.udc_name = usbip_server_busid(srv, params.device);
 	ret = usb_composite_probe(&zero_driver);

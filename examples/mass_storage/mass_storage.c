@@ -13,6 +13,7 @@
  *                [cdrom=..] [nofua=..] [stall=1] [inquiry_string=..]
  *                [address=127.0.0.1] [port=3240] [control=FIFO]
  *                [control_reuse=1] [speed=full|high|super]
+ *                [capture=FILE|DIR] [capture_max_data=BYTES]
  *
  * control=FIFO reads media changes, one per line, as g_mass_storage takes
  * them through sysfs: "lun0.file=PATH" inserts, "lun0.file=" ejects,
@@ -28,6 +29,10 @@
  * speed= (the runner's) is what the device tells vhci_hcd (default high,
  * as in the article); super puts it on vhci's USB 3 root hub, where
  * usb-storage allows 1 MiB per command instead of 120 KiB.
+ * capture= (the runner's) writes every URB to a pcap file of usbmon
+ * records for Wireshark (DIR/usbip-1-1.pcap for a directory), from the
+ * first URB, so the dissectors see the enumeration; capture_max_data=
+ * keeps only that many data bytes of each URB (docs/capture.md).
  */
 #define _POSIX_C_SOURCE 200809L
 

@@ -112,6 +112,15 @@ struct usbip_event {
  * @max_pending_urbs: most URBs one connection may hold at once, whatever
  *	their length (zero-length ones count too); one more closes the
  *	connection. Default 4096, far more than Linux's drivers keep queued.
+ * @capture_dir: optional directory: when set, every device captures its
+ *	URBs from the start to "@capture_dir/usbip-BUSID.pcap" (created or
+ *	truncated; see usbip_server_set_capture()). Borrowed until
+ *	usbip_server_create() returns. Default NULL (no capture).
+ * @capture_max_data: data bytes a capture keeps of each URB (the rest is
+ *	counted in the record's length, not written, as usbmon does past its
+ *	buffer); 0 (default) keeps them all. A few KiB keep every class
+ *	protocol's headers (CBW, CSW, SCSI replies, CDC and HID reports)
+ *	and spare the disk the bulk payloads.
  * @event: optional status callback (see struct usbip_event).
  * @log: optional log sink, one line without newline per call; NULL logs
  *	to stderr prefixed "usbip: ".
@@ -129,6 +138,8 @@ struct usbip_server_config {
 	size_t max_urb_bytes;
 	size_t max_pending_bytes;
 	size_t max_pending_urbs;
+	const char *capture_dir;
+	size_t capture_max_data;
 	void (*event)(void *ctx, const struct usbip_event *event);
 	void (*log)(void *ctx, const char *line);
 	void *ctx;
@@ -148,8 +159,9 @@ void usbip_server_config_init(struct usbip_server_config *cfg);
  * resolver's own message and the name go to @log), -USB_EAGAIN when the
  * resolver failed for now; -USB_EADDRINUSE when the port is taken;
  * -USB_EEXIST when a UDC of the same name is already registered;
- * -USB_ENOMEM; -USB_EIO for other socket errors. On error nothing stays
- * registered or open.
+ * -USB_ENOMEM; -USB_EIO for other socket errors; with @capture_dir, the
+ * errors of usbip_server_set_capture() (the file is named in @log). On
+ * error nothing stays registered or open.
  */
 int usbip_server_create(const struct usbip_server_config *cfg,
 			struct usbip_server **out);
@@ -165,6 +177,34 @@ struct usb_gadget *usbip_server_gadget(struct usbip_server *server, unsigned ind
 
 /* The busid of device @index ("1-1"...; NULL when out of range). */
 const char *usbip_server_busid(const struct usbip_server *server, unsigned index);
+
+/**
+ * usbip_server_set_capture() - start, switch or stop the capture of device
+ * @index's URBs to a pcap file in Linux usbmon format
+ * (LINKTYPE_USB_LINUX_MMAPPED): Wireshark and tshark read it as a capture
+ * of usbmon on the host, each URB an 'S' record when the host submits it
+ * (setup packet, OUT data) and a 'C' record when it is answered (status,
+ * IN data), unlinked URBs with status -ECONNRESET. Start it before the
+ * host attaches for the dissectors to see the descriptors (Wireshark
+ * learns the interface classes from them); one file covers every host
+ * that attaches until the capture stops.
+ * @path: the file, created (mode 0644 before the umask) or truncated, or
+ *	a directory, where the file is "@path/usbip-BUSID.pcap" (the
+ *	server's log names the file); borrowed. NULL stops the capture of
+ *	@index (no capture: no effect).
+ * A running capture's file is closed when it is switched or stopped, and
+ * at usbip_server_destroy(). Records are buffered and reach the file
+ * within a second, when a host disconnects and when the file is closed. A write that
+ * fails later (disk full, I/O error) is reported through the server's
+ * @log and stops that capture; the device goes on serving.
+ * Context: any thread, also while the device is attached (a host's URBs
+ * from then on are captured).
+ * Return: 0; -USB_EINVAL when @index is out of range; the error of
+ * creating the file: -USB_ENOENT, -USB_EACCES, -USB_EROFS, -USB_ENOSPC,
+ * -USB_ENAMETOOLONG, -USB_ENOMEM, -USB_EIO.
+ * On error the capture is as it was.
+ */
+int usbip_server_set_capture(struct usbip_server *server, unsigned index, const char *path);
 
 /**
  * usbip_server_run() - serve in the calling thread until

@@ -4,8 +4,10 @@
  * FSG_MODULE_PARAMETERS(); see composite/module.h). It plays the kernel's
  * module loader and UDC: takes the module's key=value parameters and the
  * server's (address=, default 127.0.0.1; port=, default 3240;
- * speed=full|high|super, default high), starts the USB/IP server (busid
- * 1-1), calls the init function, prints the `usbip attach` line, and on
+ * speed=full|high|super, default high; capture=FILE or DIR, the device's
+ * URBs to a usbmon pcap file, DIR/usbip-1-1.pcap for a directory;
+ * capture_max_data=BYTES, the data kept per URB, default all), starts the
+ * USB/IP server (busid 1-1), calls the init function, prints the `usbip attach` line, and on
  * SIGINT/SIGTERM, or once the driver has unregistered itself, calls the
  * exit function and exits 0. The host's connections and configurations
  * are printed as they happen ("PROG: host connected (...)"). An unknown
@@ -55,7 +57,8 @@ static size_t param_count(void)
 
 static void list_valid(void)
 {
-	fprintf(stderr, "%s: valid parameters: address= port= speed=", prog);
+	fprintf(stderr, "%s: valid parameters: address= port= speed= capture= capture_max_data=",
+		prog);
 	for (size_t i = 0; i < param_count(); i++) {
 		const struct composite_module_param *p = &__start_composite_modparam[i];
 
@@ -177,6 +180,8 @@ struct server_args {
 	const char *address;
 	unsigned long port;
 	enum usb_device_speed speed;
+	const char *capture;
+	unsigned long capture_max_data;
 };
 
 static int take_server_arg(struct server_args *sa, const char *arg)
@@ -186,6 +191,13 @@ static int take_server_arg(struct server_args *sa, const char *arg)
 	} else if (!strncmp(arg, "port=", 5)) {
 		if (parse_ulong(arg + 5, 65535, &sa->port)) {
 			fprintf(stderr, "%s: port: bad value \"%s\"\n", prog, arg + 5);
+			return 2;
+		}
+	} else if (!strncmp(arg, "capture=", 8)) {
+		sa->capture = arg + 8;
+	} else if (!strncmp(arg, "capture_max_data=", 17)) {
+		if (parse_ulong(arg + 17, 0xffffffffUL, &sa->capture_max_data)) {
+			fprintf(stderr, "%s: capture_max_data: bad value \"%s\"\n", prog, arg + 17);
 			return 2;
 		}
 	} else if (!strncmp(arg, "speed=", 6)) {
@@ -286,6 +298,20 @@ static void print_attach_line(struct usbip_server *srv, const char *address)
 	fflush(stdout);
 }
 
+/* capture=: the file, or DIR/usbip-1-1.pcap (the server logs which);
+ * from the first URB on. */
+static int start_capture(struct usbip_server *srv, const char *capture)
+{
+	int rc;
+
+	if (!capture || !*capture)
+		return 0;
+	rc = usbip_server_set_capture(srv, 0, capture);
+	if (rc < 0)
+		fprintf(stderr, "%s: cannot capture to %s: %s\n", prog, capture, usb_strerror(rc));
+	return rc;
+}
+
 static void wait_for_the_end(struct usb_gadget *gadget)
 {
 	const struct timespec tick = { 0, 50 * 1000 * 1000 };
@@ -296,7 +322,7 @@ static void wait_for_the_end(struct usb_gadget *gadget)
 
 int main(int argc, char **argv)
 {
-	struct server_args sa = { "127.0.0.1", USBIP_PORT_DEFAULT, USB_SPEED_HIGH };
+	struct server_args sa = { "127.0.0.1", USBIP_PORT_DEFAULT, USB_SPEED_HIGH, NULL, 0 };
 	struct usbip_server_config cfg;
 	struct usbip_server *srv;
 	struct sigaction act;
@@ -322,10 +348,15 @@ int main(int argc, char **argv)
 	cfg.port = (unsigned)sa.port;
 	cfg.speed = sa.speed;
 	cfg.event = on_event;
+	cfg.capture_max_data = sa.capture_max_data;
 	rc = usbip_server_create(&cfg, &srv);
 	if (rc < 0) {
 		fprintf(stderr, "%s: cannot serve on %s:%lu: %s\n", prog, sa.address, sa.port,
 			usb_strerror(rc));
+		return 1;
+	}
+	if (start_capture(srv, sa.capture) < 0) {
+		usbip_server_destroy(srv);
 		return 1;
 	}
 	rc = usbip_server_start(srv);

@@ -6,7 +6,10 @@
  * endpoint after an invalid CBW with the reset recovery, and a re-attach;
  * then the same device on a SuperSpeed server (512-byte ep0, 1024-byte bulk
  * packets with companions, BOS, no device qualifier), and a high-speed-only
- * driver on a SuperSpeed server, which enumerates at high speed.
+ * driver on a SuperSpeed server, which enumerates at high speed; and the
+ * capture of all that to a usbmon pcap file, read back with Debian's
+ * tshark (INQUIRY vendor, READ(10)/WRITE(10) LBAs, CSW statuses, an
+ * unlinked URB), and a capture that fails half way (the device goes on).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -17,10 +20,15 @@
 
 #include <cmocka.h>
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "composite/mass_storage.h"
 #include "composite/usbip.h"
@@ -33,6 +41,8 @@ static struct usbip_server *srv;
 static unsigned port;
 static char busid[8];		/* the group's: "1-1", "2-1"... */
 static struct fsg_common *common;
+static const char *vendor;	/* INQUIRY vendor; NULL: the default */
+static const char *capture_dir;	/* cfg.capture_dir of the next server */
 
 static struct usb_device_descriptor dev_desc = {
 	.bLength = USB_DT_DEVICE_SIZE,
@@ -62,6 +72,7 @@ static int bind(struct usb_composite_dev *cdev)
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.nluns = 1;
 	cfg.can_stall = 1;
+	cfg.vendor_name = vendor;
 	rc = fsg_backend_mem_create(&cfg.luns[0].backend, NULL, DISK_BYTES, 512, false);
 	if (rc < 0)
 		return rc;
@@ -80,6 +91,32 @@ static struct usb_composite_driver driver = {
 	.bind = bind,
 };
 
+/* The server's log, kept (for the capture's error) and shown. */
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+static char log_text[8192];
+
+static void log_line(void *ctx, const char *line)
+{
+	size_t n;
+
+	(void)ctx;
+	fprintf(stderr, "usbip: %s\n", line);
+	pthread_mutex_lock(&log_lock);
+	n = strlen(log_text);
+	snprintf(log_text + n, sizeof(log_text) - n, "%s\n", line);
+	pthread_mutex_unlock(&log_lock);
+}
+
+static bool logged(const char *what)
+{
+	bool found;
+
+	pthread_mutex_lock(&log_lock);
+	found = strstr(log_text, what) != NULL;
+	pthread_mutex_unlock(&log_lock);
+	return found;
+}
+
 /* A server at @speed on bus @busnum with the driver (max_speed @max) on
  * its device 1. */
 static int serve(enum usb_device_speed speed, enum usb_device_speed max, unsigned busnum)
@@ -90,6 +127,8 @@ static int serve(enum usb_device_speed speed, enum usb_device_speed max, unsigne
 	cfg.port = 0;
 	cfg.speed = speed;
 	cfg.busnum = busnum;
+	cfg.capture_dir = capture_dir;
+	cfg.log = log_line;
 	if (usbip_server_create(&cfg, &srv) != 0)
 		return -1;
 	port = usbip_server_port(srv);
@@ -188,6 +227,10 @@ static void attach(struct host *h)
 	assert_int_equal(uc_control(&h->c, 0x00, USB_REQ_SET_CONFIGURATION, 1, 0, 0, NULL, NULL), 0);
 }
 
+/* The CSW statuses bot() saw, in order (what the capture must show). */
+static uint8_t csw_status[64];
+static unsigned n_csw;
+
 /* One command: CBW, data stage (IN into @data or OUT from it), CSW.
  * Return the CSW status, with the residue in *residue. */
 static int bot(struct host *h, const uint8_t *cb, unsigned cblen, bool in, void *data,
@@ -214,6 +257,8 @@ static int bot(struct host *h, const uint8_t *cb, unsigned cblen, bool in, void 
 	}
 	assert_int_equal(uc_transfer(&h->c, h->in, true, csw, sizeof(csw), 0, &actual), 0);
 	assert_int_equal(actual, 13);
+	if (n_csw < sizeof(csw_status))
+		csw_status[n_csw++] = csw[12];
 	assert_memory_equal(csw, "USBS", 4);
 	assert_memory_equal(csw + 4, &tag, 4);
 	if (residue)
@@ -406,6 +451,208 @@ static void test_usbip_msf_reattach_after_unplug(void **state)
 	uc_close(&h.c);
 }
 
+/* ---- capture (usbip_server_set_capture) --------------------------------- */
+
+static char cap_dir[64];
+
+static int group_setup_capture(void **state)
+{
+	(void)state;
+	snprintf(cap_dir, sizeof(cap_dir), "%s", "/tmp/usbip-capture-XXXXXX");
+	if (!mkdtemp(cap_dir))
+		return -1;
+	capture_dir = cap_dir;
+	vendor = "CapTest";
+	return serve(USB_SPEED_HIGH, USB_SPEED_HIGH, 4);
+}
+
+static int group_teardown_capture(void **state)
+{
+	char path[128];
+
+	group_teardown(state);
+	if (getenv("USBIP_TEST_KEEP_CAPTURE")) {	/* to look at it in Wireshark */
+		fprintf(stderr, "capture kept in %s\n", cap_dir);
+		return 0;
+	}
+	snprintf(path, sizeof(path), "%s/usbip-4-1.pcap", cap_dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/small.pcap", cap_dir);
+	unlink(path);
+	rmdir(cap_dir);
+	capture_dir = NULL;
+	vendor = NULL;
+	return 0;
+}
+
+/* A bulk IN URB that nothing answers (no command), unlinked. */
+static void unlink_pending_in(struct host *h)
+{
+	static uint8_t buf[512];
+	struct uc_reply r;
+	uint32_t seq = uc_submit(&h->c, h->in, true, NULL, NULL, sizeof(buf), 0);
+
+	assert_true(seq != 0);
+	nap();
+	assert_true(uc_unlink(&h->c, seq) != 0);
+	assert_int_equal(uc_recv(&h->c, &r, buf, sizeof(buf)), 0);
+	assert_int_equal(r.h.command, USBIP_RET_UNLINK);
+	assert_int_equal(r.h.u.ret_unlink.status, USBIP_STATUS_ECONNRESET);
+}
+
+static off_t file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 ? st.st_size : -1;
+}
+
+static bool have_tshark(void)
+{
+	return system("tshark -v >/dev/null 2>&1") == 0;
+}
+
+/* What tshark found in a capture. */
+struct dissected {
+	bool vendor;			/* the INQUIRY reply's vendor id */
+	unsigned reads, writes;		/* READ(10) / WRITE(10) at LBA 100 */
+	uint8_t csw[64];		/* CSW statuses, in order */
+	unsigned n_csw;
+	unsigned unlinked;		/* 'C' records with status -ECONNRESET */
+	unsigned records;
+};
+
+/* Split @line at tabs into @f (up to @max fields, in place). */
+static unsigned split_tabs(char *line, char **f, unsigned max)
+{
+	unsigned n = 0;
+
+	line[strcspn(line, "\r\n")] = '\0';
+	while (n < max) {
+		f[n++] = line;
+		line = strchr(line, '\t');
+		if (!line)
+			break;
+		*line++ = '\0';
+	}
+	return n;
+}
+
+static void dissect(const char *file, struct dissected *d)
+{
+	char cmd[512], line[512];
+	FILE *p;
+
+	memset(d, 0, sizeof(*d));
+	snprintf(cmd, sizeof(cmd),
+		 "tshark -r '%s' -T fields -E separator=/t -e usb.urb_type -e usb.urb_status "
+		 "-e scsi.inquiry.vendor_id -e scsi_sbc.opcode -e scsi_sbc.rdwr10.lba "
+		 "-e usbms.dCSWStatus 2>/dev/null", file);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while (fgets(line, sizeof(line), p)) {
+		char *f[6] = { 0 };
+		unsigned n = split_tabs(line, f, 6);
+
+		d->records++;
+		if (n < 6)
+			continue;
+		if (strncmp(f[2], "CapTest", 7) == 0)
+			d->vendor = true;
+		if (f[3][0] && f[4][0] && strtoul(f[4], NULL, 0) == 100) {
+			unsigned long op = strtoul(f[3], NULL, 0);
+
+			d->reads += op == 0x28;
+			d->writes += op == 0x2a;
+		}
+		if (f[5][0] && d->n_csw < sizeof(d->csw))
+			d->csw[d->n_csw++] = (uint8_t)strtoul(f[5], NULL, 0);
+		if (strchr(f[0], 'C') && strtol(f[1], NULL, 0) == -104)
+			d->unlinked++;
+	}
+	assert_int_equal(pclose(p), 0);
+}
+
+/* The seed's sequence (enumeration, INQUIRY, READ CAPACITY, WRITE(10)
+ * and READ(10) of 128 KiB) captured from the first URB, and read back
+ * by Wireshark's dissectors as a host capture. */
+static void test_usbip_msf_capture_read_by_tshark(void **state)
+{
+	struct host h = { 0 };
+	struct dissected d;
+	char file[128];
+	off_t size;
+
+	(void)state;
+	if (!have_tshark())
+		skip();
+	n_csw = 0;
+	snprintf(file, sizeof(file), "%s/usbip-4-1.pcap", cap_dir);
+	attach(&h);
+	bot_commands(&h);
+	/* The last records (the CSW's) wait in the buffer: out within a
+	 * second while the host is quiet. */
+	size = file_size(file);
+	for (int i = 0; i < 300 && file_size(file) == size; i++)
+		nap();
+	assert_true(file_size(file) > size);
+	unlink_pending_in(&h);
+	uc_close(&h.c);
+	/* Every URB was answered: its records are in; closing writes them. */
+	assert_int_equal(usbip_server_set_capture(srv, 0, NULL), 0);
+	dissect(file, &d);
+	assert_true(d.records > 20);
+	assert_true(d.vendor);
+	assert_int_equal(d.writes, 1);
+	assert_int_equal(d.reads, 1);
+	assert_int_equal(d.n_csw, n_csw);
+	assert_memory_equal(d.csw, csw_status, n_csw);
+	assert_int_equal(d.unlinked, 1);
+}
+
+/* Bad paths are refused with the cause; a capture whose writes fail
+ * (here: over RLIMIT_FSIZE) stops with a log line, and the device goes
+ * on serving. */
+static void test_usbip_msf_capture_errors(void **state)
+{
+	struct rlimit old, small;
+	struct host h = { 0 };
+	char file[128];
+	off_t size;
+
+	(void)state;
+	assert_int_equal(usbip_server_set_capture(srv, 1, "/tmp/x.pcap"), -USB_EINVAL);
+	assert_int_equal(usbip_server_set_capture(srv, 0, "/nonexistent/dir/x.pcap"), -USB_ENOENT);
+	/* A directory: DIR/usbip-BUSID.pcap there. */
+	snprintf(file, sizeof(file), "%s/usbip-4-1.pcap", cap_dir);
+	unlink(file);
+	assert_int_equal(usbip_server_set_capture(srv, 0, cap_dir), 0);
+	assert_int_equal(file_size(file), 24);	/* the pcap file header */
+	if (file_size("/dev/full") >= 0)
+		assert_int_equal(usbip_server_set_capture(srv, 0, "/dev/full"), -USB_ENOSPC);
+	snprintf(file, sizeof(file), "%s/small.pcap", cap_dir);
+	assert_int_equal(usbip_server_set_capture(srv, 0, file), 0);
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	small = old;
+	small.rlim_cur = 64 * 1024;
+	signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
+	attach(&h);
+	bot_commands(&h);
+	uc_close(&h.c);
+	for (int i = 0; i < 500 && !logged("capture to"); i++)
+		nap();	/* the buffered records go out as the host leaves */
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	assert_true(logged("stopped"));
+	size = file_size(file);
+	assert_true(size > 0 && size <= 64 * 1024);
+	/* Capture off, the device as before. */
+	attach(&h);
+	bot_commands(&h);
+	uc_close(&h.c);
+	assert_int_equal(file_size(file), size);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -417,6 +664,10 @@ int main(void)
 		cmocka_unit_test(test_usbip_msf_superspeed),
 		cmocka_unit_test(test_usbip_msf_reattach_after_unplug),
 	};
+	const struct CMUnitTest capture_tests[] = {
+		cmocka_unit_test(test_usbip_msf_capture_read_by_tshark),
+		cmocka_unit_test(test_usbip_msf_capture_errors),
+	};
 	const struct CMUnitTest capped_tests[] = {
 		cmocka_unit_test(test_usbip_msf_high_speed_driver_caps_super_server),
 	};
@@ -427,5 +678,7 @@ int main(void)
 	failed += cmocka_run_group_tests_name("SuperSpeed server, high-speed driver",
 					      capped_tests, group_setup_super_server_high_driver,
 					      group_teardown);
+	failed += cmocka_run_group_tests_name("capture", capture_tests, group_setup_capture,
+					      group_teardown_capture);
 	return failed;
 }

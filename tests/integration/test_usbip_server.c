@@ -3,7 +3,9 @@
  * real sockets on 127.0.0.1 (label "integration"): a server with three
  * devices (1-1 and 1-2 bound to the test gadget, 1-3 unbound), driven by
  * the userspace client in usbip_client.c as vhci-hcd would drive it, and
- * by Debian's `usbip` tool where installed.
+ * by Debian's `usbip` tool where installed. Every device is captured
+ * meanwhile (capture_dir): the teardown has tshark read each file whole,
+ * ISO, interrupt, unlinks and hostile streams included.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -94,6 +96,65 @@ static bool wait_event(unsigned from, enum usbip_event_type type, int device)
 	return found;
 }
 
+static char cap_dir[64];
+
+/* tshark reads @file to its end without complaint (exit 0, nothing on
+ * stderr but its root warning); *@frames: its records, *@iso: the ISO
+ * ones. Return 0, or -1. */
+static int tshark_reads(const char *file, long *frames, long *iso)
+{
+	char cmd[512], line[256];
+	FILE *p;
+	int rc = 0;
+
+	*frames = *iso = 0;
+	snprintf(cmd, sizeof(cmd), "tshark -r '%s' -T fields -e usb.transfer_type 2>'%s.err'",
+		 file, file);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	while (fgets(line, sizeof(line), p)) {
+		(*frames)++;
+		*iso += strtol(line, NULL, 0) == 0 && line[0] == '0';
+	}
+	if (pclose(p) != 0)
+		rc = -1;
+	snprintf(cmd, sizeof(cmd), "grep -v 'Running as user' '%s.err' | grep -q .", file);
+	if (system(cmd) == 0) {
+		snprintf(cmd, sizeof(cmd), "cat '%s.err' >&2", file);
+		(void)!system(cmd);
+		rc = -1;
+	}
+	snprintf(cmd, sizeof(cmd), "%s.err", file);
+	unlink(cmd);
+	return rc;
+}
+
+/* The captures of the whole run: complete, and holding the ISO URBs of
+ * test_usbip_server_iso_in_and_out (device 1-1). */
+static int check_captures(void)
+{
+	char file[128];
+	long frames, iso;
+	int rc = 0;
+
+	for (int i = 1; i <= 3; i++) {
+		snprintf(file, sizeof(file), "%s/usbip-1-%d.pcap", cap_dir, i);
+		if (system("tshark -v >/dev/null 2>&1") == 0) {
+			if (tshark_reads(file, &frames, &iso) != 0) {
+				fprintf(stderr, "capture %s: tshark failed\n", file);
+				rc = -1;
+			}
+			fprintf(stderr, "capture %s: %ld records, %ld ISO\n", file, frames, iso);
+			if ((i == 1 && (frames < 100 || iso < 4)) || (i == 3 && frames != 0))
+				rc = -1;
+		}
+		unlink(file);
+	}
+	rmdir(cap_dir);
+	return rc;
+}
+
 static int group_setup(void **state)
 {
 	struct usbip_server_config cfg;
@@ -106,6 +167,10 @@ static int group_setup(void **state)
 	cfg.max_pending_urbs = TEST_MAX_PENDING_URBS;
 	cfg.event = on_event;
 	cfg.log = on_log;
+	snprintf(cap_dir, sizeof(cap_dir), "%s", "/tmp/usbip-server-capture-XXXXXX");
+	if (!mkdtemp(cap_dir))
+		return -1;
+	cfg.capture_dir = cap_dir;
 	if (usbip_server_create(&cfg, &srv) != 0)
 		return -1;
 	port = usbip_server_port(srv);
@@ -121,6 +186,8 @@ static int group_teardown(void **state)
 	tg_remove(&gadgets[0]);
 	tg_remove(&gadgets[1]);
 	usbip_server_destroy(srv);
+	if (check_captures() != 0)
+		return -1;
 	return 0;
 }
 

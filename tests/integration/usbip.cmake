@@ -40,6 +40,11 @@ if(TARGET mass_storage)
            COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/usbip_example_bad_file.sh $<TARGET_FILE:mass_storage>)
   set_tests_properties(usbip_example_mass_storage_bad_file PROPERTIES
                        LABELS integration TIMEOUT 120)
+  # capture=: a path that cannot be created, and DIR/usbip-1-1.pcap.
+  add_test(NAME usbip_example_mass_storage_capture
+           COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/usbip_example_capture.sh $<TARGET_FILE:mass_storage>)
+  set_tests_properties(usbip_example_mass_storage_capture PROPERTIES
+                       LABELS integration TIMEOUT 120)
 endif()
 
 # The Mass Storage Function over USB/IP, Bulk-Only from the client.

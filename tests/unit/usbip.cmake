@@ -2,3 +2,5 @@
 composite_unit_test(test_usbip_codec SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_usbip_codec.c)
 # The transfer engine's isochronous transfers, which ISO URBs map onto.
 composite_unit_test(test_usbip_xfer_iso SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_usbip_xfer_iso.c)
+# The usbmon pcap record encoder of the USB/IP capture (portable C).
+composite_unit_test(test_usbmon_pcap SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_usbmon_pcap.c)

@@ -39,6 +39,8 @@ struct usbip__urb *usbip__urb_new(const struct usbip_header *h, bool is_iso)
 	urb->is_iso = is_iso;
 	urb->length = c->transfer_buffer_length;
 	urb->start_frame = c->start_frame;
+	urb->interval = c->interval;
+	urb->xfer_flags = c->transfer_flags;
 	INIT_LIST_HEAD(&urb->conn_link);
 	if (urb->length) {
 		/* Bounded by the connection's cap before we get here. */

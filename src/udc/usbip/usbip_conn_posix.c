@@ -310,6 +310,11 @@ static int tx_flush(struct usbip__conn *c, bool *released)
 		list_del(&t->link);
 		c->tx_items--;
 		*released = *released || (t->urb && t->urb->gather);
+		/* Its 'C' record once the host has it, as the host's usbmon
+		 * logs it, and off the reply's way (its bytes are the URB's
+		 * until tx_free()). */
+		if (t->urb)
+			usbip__cap_complete(c->dev, t->urb, t->urb->x.status, t->urb->x.actual);
 		tx_free(c, t);
 	}
 	return 0;
@@ -379,6 +384,7 @@ static int handle_unlink(struct usbip__conn *c, const struct usbip_header *h)
 		return 0;
 	}
 	if (urb && usbip__urb_unlink(c->dev, urb)) {
+		usbip__cap_complete(c->dev, urb, USBIP_STATUS_ECONNRESET, 0);
 		usbip__urb_table_remove(&c->urbs, urb);
 		uncharge(c, urb);
 		usbip__urb_free(c->dev, urb);
@@ -422,7 +428,8 @@ static int begin_submit(struct usbip__conn *c)
 {
 	const struct usbip_header *h = &c->h;
 	struct usbip_server_config *cfg = &c->srv->cfg;
-	bool is_iso = usbip__dev_ep_is_iso(c->dev, h->ep, h->direction == USBIP_DIR_IN);
+	uint8_t type = usbip__dev_ep_type(c->dev, h->ep, h->direction == USBIP_DIR_IN);
+	bool is_iso = type == USB_ENDPOINT_XFER_ISOC;
 	uint32_t data, iso;
 	char msg[96];
 	bool unlinked;
@@ -451,6 +458,8 @@ static int begin_submit(struct usbip__conn *c)
 	c->rx_urb = usbip__urb_new(h, is_iso);
 	if (!c->rx_urb)
 		return usbip__conn_hostile(c, "out of memory for a URB");
+	c->rx_urb->xfer = type;
+	c->rx_urb->captured = atomic_load_explicit(&c->dev->capturing, memory_order_relaxed);
 	c->rx_data = data;
 	c->rx_iso = iso;
 	if (iso) {
@@ -495,6 +504,7 @@ static int finish_submit(struct usbip__conn *c)
 	}
 	usbip__urb_table_add(&c->urbs, urb);
 	charge(c, urb);
+	usbip__cap_submit(c->dev, urb);
 	if (urb->streaming)
 		return urb->early_done ? queue_ret_submit(c, urb) : answer_done(c);
 	/* A control URB whose direction contradicts its SETUP is stalled:
@@ -745,6 +755,21 @@ static int rx_hold_ms(const struct usbip__conn *c)
 	return left <= 0 ? 1 : (int)((left + 999999L) / 1000000L);
 }
 
+/* A captured streamed URB: the @n payload bytes just read into the
+ * requests' windows @iov also go to its own buffer at @dst, for its 'S'
+ * record (usbip__cap_submit()). */
+static void rx_keep_copy(const struct iovec *iov, int niov, uint8_t *dst, size_t n)
+{
+	for (int i = 0; i < niov && n > 0; i++) {
+		size_t m = iov[i].iov_len < n ? iov[i].iov_len : n;
+
+		if (iov[i].iov_base != dst)
+			memcpy(dst, iov[i].iov_base, m);
+		dst += m;
+		n -= m;
+	}
+}
+
 /*
  * Read what is there and act on each complete PDU. Headers and short
  * payloads come through c->rxb, several per recv; a payload of at least
@@ -773,6 +798,8 @@ static int rx_some(struct usbip__conn *c)
 		}
 		c->rx_waiting = false;
 		rc = rx_read(c, iov, niov, want, want == left, &n);
+		if (stream && rc == RX_GOT && c->rx_urb->captured)
+			rx_keep_copy(iov, niov, dst, n);	/* before the requests go */
 		if (stream)
 			usbip__urb_rx_end(c->dev, c->rx_urb, rc == RX_GOT ? n : 0);
 		if (rc == RX_EMPTY)
@@ -834,6 +861,14 @@ static void serve_urbs(struct usbip__conn *c)
 			break;
 		if (holding && (timeout < 0 || timeout > rx_hold_ms(c) * 1000000LL))
 			timeout = rx_hold_ms(c) * 1000000LL;
+		/* A capture's buffered records reach the file within a
+		 * second, also while the host is quiet. */
+		if (atomic_load_explicit(&c->dev->capturing, memory_order_relaxed)) {
+			long long due = usbip__cap_due(c->dev);
+
+			if (due >= 0 && (timeout < 0 || timeout > due))
+				timeout = due;
+		}
 		/* Work at hand (bytes read ahead, or a completion here queued
 		 * more): no poll, whose system call costs more than the read
 		 * that tells an empty socket (or none, rx_read()). */
@@ -952,6 +987,7 @@ static void urb_phase(struct usbip__conn *c)
 		serve_urbs(c);
 	}
 	teardown_urbs(c);
+	usbip__cap_flush(c->dev);
 	usbip__urb_table_fini(&c->urbs);
 	usbip__dev_release(c->dev);
 	if (connected) {

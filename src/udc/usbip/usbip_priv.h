@@ -35,6 +35,7 @@
 #include "udc/common/xfer.h"
 #include "usbip_codec.h"
 
+struct usbip__capture;
 struct usbip__conn;
 struct usbip__dev;
 
@@ -50,6 +51,10 @@ struct usbip__urb {
 	unsigned epnum;
 	bool dir_in;
 	bool is_iso;
+	uint8_t xfer;			/* the endpoint's USB_ENDPOINT_XFER_* at submit */
+	bool captured;			/* capture was on at its CMD_SUBMIT: 'S' and 'C' */
+	uint32_t interval;		/* CMD_SUBMIT's, for the capture */
+	uint32_t xfer_flags;		/* CMD_SUBMIT's transfer_flags, for the capture */
 	uint32_t length;		/* transfer_buffer_length */
 	uint8_t *buf;			/* length bytes, owned */
 	uint32_t start_frame;
@@ -121,6 +126,12 @@ struct usbip__dev {
 	atomic_uint n_paced;
 	unsigned last_state;		/* gadget->state last reported */
 	unsigned last_config;
+	/* Capture (capture_posix.c): cap_lock guards cap; capturing mirrors
+	 * cap != NULL, read without the lock at each CMD_SUBMIT. dev->lock
+	 * may be taken under cap_lock, never the reverse. */
+	pthread_mutex_t cap_lock;
+	struct usbip__capture *cap;
+	atomic_bool capturing;
 };
 
 struct usbip_server {
@@ -236,8 +247,35 @@ void usbip__dev_process(struct usbip__dev *dev, struct list_head *done_urbs);
  * at all, there is something to answer or due; -1: no slot awaited).
  * One atomic load without interrupt endpoints. */
 long long usbip__dev_pace(struct usbip__dev *dev);
-/* Is @num/@dir_in an isochronous endpoint right now? */
-bool usbip__dev_ep_is_iso(struct usbip__dev *dev, unsigned num, bool dir_in);
+/* The USB_ENDPOINT_XFER_* of @num/@dir_in right now (control for ep0),
+ * or USBIP_EP_DISABLED when it is not enabled. */
+#define USBIP_EP_DISABLED 0xffu
+uint8_t usbip__dev_ep_type(struct usbip__dev *dev, unsigned num, bool dir_in);
+
+/* capture_posix.c: the pcap capture of a device's URBs. */
+/* Start capturing to @path (created or truncated; a directory:
+ * @path/usbip-BUSID.pcap), switch to it, or stop (NULL). Return 0, or a
+ * negative error of opening it (then the capture is as it was). Any
+ * thread. */
+int usbip__cap_set(struct usbip__dev *dev, const char *path);
+/* Close the capture (device teardown). */
+void usbip__cap_fini(struct usbip__dev *dev);
+/* Push the buffered records to the file (a host went away). */
+void usbip__cap_flush(struct usbip__dev *dev);
+/* Write the buffered records out if the oldest has waited its time
+ * (USBIP_CAP_FLUSH_NS); return the ns until the next is due, or -1 when
+ * nothing waits. Connection thread, once per turn while capturing. */
+#define USBIP_CAP_FLUSH_NS 1000000000LL
+long long usbip__cap_due(struct usbip__dev *dev);
+/* The 'S' record of @urb (if urb->captured): its setup packet and, for
+ * OUT, its urb->length bytes in urb->buf. Connection thread. */
+void usbip__cap_submit(struct usbip__dev *dev, const struct usbip__urb *urb);
+/* The 'C' record of @urb with @status and @actual bytes (IN: from
+ * urb->buf, or from the request buffers a gathering URB still holds;
+ * ISO: after usbip__urb_iso_finish()), once its reply is sent (or at its
+ * unlink). Connection thread, dev->lock not held. */
+void usbip__cap_complete(struct usbip__dev *dev, const struct usbip__urb *urb, int status,
+			 size_t actual);
 
 /* One connection (usbip_conn_posix.c owns it; usbip_op_posix.c reads it). */
 enum usbip__rx_stage { USBIP_RX_HEADER, USBIP_RX_DATA, USBIP_RX_ISO };

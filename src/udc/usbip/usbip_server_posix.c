@@ -238,6 +238,27 @@ static int open_listener(struct usbip_server *srv)
 	return 0;
 }
 
+/* cfg.capture_dir: the device's file there, from the start. */
+static int capture_to_dir(struct usbip_server *srv, struct usbip__dev *dev)
+{
+	int rc;
+
+	if (!srv->cfg.capture_dir)
+		return 0;
+	rc = usbip__cap_set(dev, srv->cfg.capture_dir);
+	if (rc < 0)
+		usbip__log(srv, "%s: cannot capture to %s/usbip-%s.pcap: %s", dev->busid,
+			   srv->cfg.capture_dir, dev->busid, usb_strerror(rc));
+	return rc;
+}
+
+int usbip_server_set_capture(struct usbip_server *server, unsigned index, const char *path)
+{
+	if (!server || index >= server->ndev)
+		return -USB_EINVAL;
+	return usbip__cap_set(server->devs[index], path);
+}
+
 int usbip_server_create(const struct usbip_server_config *cfg, struct usbip_server **out)
 {
 	struct usbip_server *srv;
@@ -279,7 +300,11 @@ int usbip_server_create(const struct usbip_server_config *cfg, struct usbip_serv
 		if (rc < 0)
 			goto fail_devs;
 		srv->ndev++;
+		rc = capture_to_dir(srv, srv->devs[i]);
+		if (rc < 0)
+			goto fail_devs;
 	}
+	srv->cfg.capture_dir = NULL;	/* borrowed: used up */
 	*out = srv;
 	return 0;
 

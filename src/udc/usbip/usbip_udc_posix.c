@@ -308,6 +308,11 @@ int usbip__dev_create(struct usbip_server *srv, unsigned index, struct usbip__de
 		rc = -USB_ENOMEM;
 		goto fail_free;
 	}
+	if (pthread_mutex_init(&dev->cap_lock, NULL) != 0) {
+		rc = -USB_ENOMEM;
+		goto fail_mutex;
+	}
+	atomic_init(&dev->capturing, false);
 	{
 		/* dev->cond is waited on with deadlines (usbip__dev_claim). */
 		pthread_condattr_t ca;
@@ -318,7 +323,7 @@ int usbip__dev_create(struct usbip_server *srv, unsigned index, struct usbip__de
 		pthread_condattr_destroy(&ca);
 		if (!ok) {
 			rc = -USB_ENOMEM;
-			goto fail_mutex;
+			goto fail_cap_mutex;
 		}
 	}
 	udcx__done_init(&dev->done);
@@ -353,6 +358,8 @@ int usbip__dev_create(struct usbip_server *srv, unsigned index, struct usbip__de
 
 fail_cond:
 	pthread_cond_destroy(&dev->cond);
+fail_cap_mutex:
+	pthread_mutex_destroy(&dev->cap_lock);
 fail_mutex:
 	pthread_mutex_destroy(&dev->lock);
 fail_free:
@@ -366,6 +373,8 @@ void usbip__dev_destroy(struct usbip__dev *dev)
 		return;
 	if (dev->registered)
 		usb_udc_unregister(&dev->gadget);	/* unbinds: ops->stop */
+	usbip__cap_fini(dev);
+	pthread_mutex_destroy(&dev->cap_lock);
 	pthread_cond_destroy(&dev->cond);
 	pthread_mutex_destroy(&dev->lock);
 	free(dev);
@@ -441,17 +450,19 @@ struct usbip__ep *usbip__dev_ep(struct usbip__dev *dev, unsigned num, bool dir_i
 	return &dev->eps[dir_in ? 1 : 0][num - 1];
 }
 
-bool usbip__dev_ep_is_iso(struct usbip__dev *dev, unsigned num, bool dir_in)
+uint8_t usbip__dev_ep_type(struct usbip__dev *dev, unsigned num, bool dir_in)
 {
 	struct usbip__ep *ep = usbip__dev_ep(dev, num, dir_in);
-	bool iso;
+	uint8_t type;
 
-	if (!ep || num == 0)
-		return false;
+	if (num == 0)
+		return USB_ENDPOINT_XFER_CONTROL;
+	if (!ep)
+		return USBIP_EP_DISABLED;
 	pthread_mutex_lock(&dev->lock);
-	iso = udcx__ep_is_enabled(&ep->x) && ep->type == USB_ENDPOINT_XFER_ISOC;
+	type = udcx__ep_is_enabled(&ep->x) ? ep->type : USBIP_EP_DISABLED;
 	pthread_mutex_unlock(&dev->lock);
-	return iso;
+	return type;
 }
 
 /* ---- the event side (connection thread) -------------------------------- */
