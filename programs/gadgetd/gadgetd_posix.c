@@ -1,0 +1,262 @@
+/*
+ * gadgetd_posix.c - composite-gadgetd: gadgets composed at run time from
+ * gadget schemes (libusbgx's format, composite/scheme.h), served over
+ * USB/IP. Each SCHEME given is one gadget, busid 1-1, 1-2 ... in the order
+ * given, all on one server (composite/usbip.h).
+ *
+ *   composite-gadgetd SCHEME... [--address A] [--port P] [--check] [--export]
+ *
+ * --check loads every scheme and binds it to the in-process host
+ * (composite/inproc_host.h), reads its descriptors as a host would, and
+ * exits 0, or 2 with every error as FILE:LINE: MESSAGE. --export does the
+ * same and writes each gadget's scheme to stdout, preceded by a comment
+ * line naming its busid and file. Otherwise it serves until SIGINT or
+ * SIGTERM, then unbinds every gadget, closes every file and exits 0.
+ * Exit 1: the server could not start; 2: bad arguments or schemes.
+ * POSIX: signals and stdio; owns the schemes and the server.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "composite/composite.h"
+#include "composite/errors.h"
+#include "composite/inproc_host.h"
+#include "composite/scheme.h"
+#include "composite/usbip.h"
+
+static const char prog[] = "composite-gadgetd";
+
+struct options {
+	const char *address;
+	unsigned port;
+	bool check;
+	bool export;
+	const char *schemes[USBIP_MAX_DEVICES];
+	unsigned n_schemes;
+};
+
+static struct usbip_server *server;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	if (server)
+		usbip_server_stop(server);	/* writes a pipe: async-signal-safe */
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: %s SCHEME... [--address A] [--port P] [--check] [--export]\n"
+		"  serves each scheme as one gadget (busids 1-1, 1-2 ...) over USB/IP;\n"
+		"  --check: load and bind every scheme against the in-process host, exit 0 or 2\n"
+		"  --export: as --check, then write each gadget's scheme to stdout\n"
+		"  defaults: --address 127.0.0.1 --port %u\n", prog, USBIP_PORT_DEFAULT);
+	return 2;
+}
+
+static int parse_port(const char *s, unsigned *out)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+
+	if (!*s || *end || v > 65535)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
+}
+
+static int parse_args(struct options *o, int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--check")) {
+			o->check = true;
+		} else if (!strcmp(a, "--export")) {
+			o->export = true;
+		} else if (!strcmp(a, "--address") && i + 1 < argc) {
+			o->address = argv[++i];
+		} else if (!strcmp(a, "--port") && i + 1 < argc) {
+			if (parse_port(argv[++i], &o->port)) {
+				fprintf(stderr, "%s: --port %s: not a port (0..65535)\n", prog, argv[i]);
+				return 2;
+			}
+		} else if (!strcmp(a, "--capture") || !strcmp(a, "--control")) {
+			fprintf(stderr, "%s: %s: not yet supported\n", prog, a);
+			return 2;
+		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			return usage();
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "%s: unknown option %s\n", prog, a);
+			return usage();
+		} else if (o->n_schemes == USBIP_MAX_DEVICES) {
+			fprintf(stderr, "%s: at most %d schemes\n", prog, USBIP_MAX_DEVICES);
+			return 2;
+		} else {
+			o->schemes[o->n_schemes++] = a;
+		}
+	}
+	return o->n_schemes ? 0 : usage();
+}
+
+static void print_error(const struct gadget_scheme_error *err)
+{
+	if (err->line > 0)
+		fprintf(stderr, "%s:%d: %s\n", err->file, err->line, err->message);
+	else
+		fprintf(stderr, "%s: %s\n", err->file, err->message);
+}
+
+/* Load every scheme, reporting every failure. Return 0 or 2. */
+static int load_all(const struct options *o, struct gadget_scheme **s)
+{
+	int status = 0;
+
+	for (unsigned i = 0; i < o->n_schemes; i++) {
+		struct gadget_scheme_error err;
+
+		if (gadget_scheme_load_file(o->schemes[i], &s[i], &err) < 0) {
+			print_error(&err);
+			s[i] = NULL;
+			status = 2;
+		}
+	}
+	return status;
+}
+
+/* What a host reads: the device and every configuration descriptor. */
+static int read_back(struct usb_inproc_host *h, const char *name)
+{
+	struct usb_device_descriptor dev;
+	uint8_t cfg[4096];
+	int rc = usb_inproc_host_enumerate(h, USB_SPEED_HIGH, 0, &dev, cfg, sizeof(cfg), 2000);
+
+	for (uint8_t i = 0; rc >= 0 && i < dev.bNumConfigurations; i++) {
+		struct usb_ctrlrequest rq = {
+			.bRequestType = USB_DIR_IN, .bRequest = USB_REQ_GET_DESCRIPTOR,
+			.wValue = USB_CPU_TO_LE16((USB_DT_CONFIG << 8) | i),
+			.wLength = USB_CPU_TO_LE16(sizeof(cfg)),
+		};
+
+		rc = usb_inproc_host_control(h, &rq, cfg, 2000);
+		if (rc >= 0 && (rc < USB_DT_CONFIG_SIZE || cfg[1] != USB_DT_CONFIG))
+			rc = -USB_EPROTO;
+	}
+	if (rc < 0)
+		fprintf(stderr, "%s: the host cannot read its descriptors: %s\n", name,
+			usb_strerror(rc));
+	return rc < 0 ? rc : 0;
+}
+
+/* Bind @s to a fresh in-process host, read it back, optionally export. */
+static int check_one(struct gadget_scheme *s, unsigned index, bool export)
+{
+	struct usb_inproc_host_config hc = { .udc_name = "gadgetd.check",
+					     .max_speed = USB_SPEED_HIGH };
+	struct usb_inproc_host *h;
+	struct gadget_scheme_error err;
+	int rc = usb_inproc_host_create(&hc, &h);
+
+	if (rc < 0) {
+		fprintf(stderr, "%s: in-process host: %s\n", prog, usb_strerror(rc));
+		return rc;
+	}
+	rc = gadget_scheme_bind(s, hc.udc_name, &err);
+	if (rc < 0)
+		print_error(&err);
+	else
+		rc = read_back(h, gadget_scheme_name(s));
+	if (rc == 0 && export) {
+		printf("# busid 1-%u: %s\n", index + 1, gadget_scheme_name(s));
+		rc = gadget_scheme_export(s, stdout);
+		if (rc < 0)
+			fprintf(stderr, "%s: export: %s\n", gadget_scheme_name(s), usb_strerror(rc));
+	} else if (rc == 0) {
+		printf("%s: OK\n", gadget_scheme_name(s));
+	}
+	gadget_scheme_unbind(s);
+	usb_inproc_host_destroy(h);
+	return rc;
+}
+
+static void on_event(void *ctx, const struct usbip_event *ev)
+{
+	(void)ctx;
+	printf("%s: %s%s%s\n", prog, ev->busid[0] ? ev->busid : "", ev->busid[0] ? ": " : "",
+	       ev->message);
+	fflush(stdout);
+}
+
+static int serve(const struct options *o, struct gadget_scheme **s)
+{
+	struct usbip_server_config cfg;
+	struct sigaction act;
+	int rc;
+
+	usbip_server_config_init(&cfg);
+	cfg.address = o->address;
+	cfg.port = o->port;
+	cfg.num_devices = o->n_schemes;
+	cfg.event = on_event;
+	rc = usbip_server_create(&cfg, &server);
+	if (rc < 0) {
+		fprintf(stderr, "%s: cannot serve on %s:%u: %s\n", prog, o->address, o->port,
+			usb_strerror(rc));
+		return 1;
+	}
+	for (unsigned i = 0; rc == 0 && i < o->n_schemes; i++) {
+		struct gadget_scheme_error err;
+
+		rc = gadget_scheme_bind(s[i], usbip_server_busid(server, i), &err);
+		if (rc < 0)
+			print_error(&err);
+		else
+			printf("%s: %s is busid %s\n", prog, o->schemes[i],
+			       usbip_server_busid(server, i));
+	}
+	if (rc == 0) {
+		memset(&act, 0, sizeof(act));
+		act.sa_handler = on_signal;
+		sigemptyset(&act.sa_mask);
+		sigaction(SIGINT, &act, NULL);
+		sigaction(SIGTERM, &act, NULL);
+		printf("%s: listening on %s:%u\n", prog, o->address, usbip_server_port(server));
+		fflush(stdout);
+		rc = usbip_server_run(server);
+		if (rc < 0)
+			fprintf(stderr, "%s: server: %s\n", prog, usb_strerror(rc));
+	}
+	for (unsigned i = 0; i < o->n_schemes; i++)
+		gadget_scheme_unbind(s[i]);
+	usbip_server_destroy(server);
+	server = NULL;
+	if (rc == 0)
+		printf("%s: stopped\n", prog);
+	return rc == 0 ? 0 : rc == -USB_EIO ? 1 : 2;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = { .address = "127.0.0.1", .port = USBIP_PORT_DEFAULT };
+	struct gadget_scheme *s[USBIP_MAX_DEVICES] = { NULL };
+	int status = parse_args(&o, argc, argv);
+
+	if (status)
+		return status;
+	status = load_all(&o, s);
+	if (o.check || o.export) {
+		for (unsigned i = 0; i < o.n_schemes; i++)
+			if (s[i] && check_one(s[i], i, o.export) < 0)
+				status = 2;
+	} else if (status == 0) {
+		status = serve(&o, s);
+	}
+	for (unsigned i = 0; i < o.n_schemes; i++)
+		gadget_scheme_free(s[i]);
+	fflush(stdout);
+	return status;
+}

@@ -1,0 +1,360 @@
+/*
+ * test_gadgetd.c - composite-gadgetd against the project's own USB/IP
+ * client on 127.0.0.1: two shipped schemes served at once (busids 1-1 and
+ * 1-2 in order, both imported together, each read as a host reads it),
+ * a mass storage INQUIRY through the served scheme, SIGTERM ending with
+ * exit 0, --check's exit codes and FILE:LINE errors, and --export's
+ * scheme served beside the original giving the same descriptors and
+ * strings. Arguments: the daemon, the shipped schemes' folder.
+ */
+#define _XOPEN_SOURCE 700
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "composite/ch9.h"
+#include "usbip_client.h"
+
+static const char *daemon_path, *schemes_dir;
+static char tmpdir[64];
+
+struct daemon {
+	pid_t pid;
+	FILE *out;
+	unsigned port;
+};
+
+static int make_dir(void **state)
+{
+	char path[128];
+	FILE *f;
+
+	(void)state;
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test_gadgetd.XXXXXX");
+	assert_non_null(mkdtemp(tmpdir));
+	snprintf(path, sizeof(path), "%s/disk.img", tmpdir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(ftruncate(fileno(f), 1 << 20), 0);
+	fclose(f);
+	return 0;
+}
+
+static int remove_dir(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static void scheme_path(char *buf, size_t size, const char *name)
+{
+	if (name[0] == '/')
+		snprintf(buf, size, "%s", name);
+	else
+		snprintf(buf, size, "%s/%s", schemes_dir, name);
+}
+
+/* Run the daemon in @tmpdir with @args (NULL-ended); stdout to a pipe,
+ * stderr to @err_file (or inherited). */
+static pid_t spawn(const char *const *args, int *out_fd, const char *err_file)
+{
+	const char *argv[16];
+	int p[2];
+	pid_t pid;
+	unsigned n = 0;
+
+	argv[n++] = daemon_path;
+	while (*args && n + 1 < 16)
+		argv[n++] = *args++;
+	argv[n] = NULL;
+	assert_int_equal(pipe(p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(p[1], 1);
+		close(p[0]);
+		close(p[1]);
+		if (err_file && !freopen(err_file, "w", stderr))
+			_exit(126);
+		if (chdir(tmpdir))
+			_exit(126);
+		execv(daemon_path, (char *const *)argv);
+		_exit(127);
+	}
+	close(p[1]);
+	*out_fd = p[0];
+	return pid;
+}
+
+/* Start serving @a and @b; wait for the port. */
+static void start(struct daemon *d, const char *a, const char *b)
+{
+	char pa[256], pb[256], line[512];
+	const char *args[] = { pa, pb, "--port", "0", NULL };
+	int fd;
+
+	scheme_path(pa, sizeof(pa), a);
+	scheme_path(pb, sizeof(pb), b);
+	d->pid = spawn(args, &fd, NULL);
+	d->out = fdopen(fd, "r");
+	assert_non_null(d->out);
+	d->port = 0;
+	while (!d->port && fgets(line, sizeof(line), d->out)) {
+		const char *p = strstr(line, "listening on 127.0.0.1:");
+
+		if (p)
+			d->port = (unsigned)atoi(p + strlen("listening on 127.0.0.1:"));
+	}
+	assert_true(d->port > 0);
+}
+
+/* SIGTERM: every gadget stops, exit 0, "stopped" said. */
+static void stop(struct daemon *d)
+{
+	char line[512];
+	bool stopped = false;
+	int status;
+
+	assert_int_equal(kill(d->pid, SIGTERM), 0);
+	while (fgets(line, sizeof(line), d->out))
+		if (strstr(line, "stopped"))
+			stopped = true;
+	assert_int_equal(waitpid(d->pid, &status, 0), d->pid);
+	fclose(d->out);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_true(stopped);
+}
+
+/* The run's exit status, its stdout into @out (may be NULL). */
+static int run(const char *const *args, const char *err_file, char *out, size_t size)
+{
+	int fd, status;
+	size_t n = 0;
+	ssize_t r;
+	char sink[512];
+	pid_t pid = spawn(args, &fd, err_file);
+
+	while ((r = read(fd, out ? out + n : sink, out ? size - 1 - n : sizeof(sink))) > 0)
+		if (out)
+			n += (size_t)r;
+	if (out)
+		out[n] = '\0';
+	close(fd);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+struct host_view {
+	uint8_t dev[18];
+	uint8_t cfg[512];
+	uint32_t cfg_len;
+	char product[64];
+};
+
+static void get_descriptor(struct uc *c, uint8_t type, uint8_t index, uint16_t lang,
+			   void *buf, uint16_t len, uint32_t *actual)
+{
+	assert_int_equal(uc_control(c, USB_DIR_IN, USB_REQ_GET_DESCRIPTOR,
+				    (uint16_t)(type << 8 | index), lang, len, buf, actual), 0);
+}
+
+static void read_host_view(struct uc *c, struct host_view *v)
+{
+	uint8_t s[255];
+	uint32_t n;
+
+	memset(v, 0, sizeof(*v));
+	get_descriptor(c, USB_DT_DEVICE, 0, 0, v->dev, 18, &n);
+	assert_int_equal(n, 18);
+	get_descriptor(c, USB_DT_CONFIG, 0, 0, v->cfg, sizeof(v->cfg), &v->cfg_len);
+	assert_true(v->cfg_len > 9);
+	get_descriptor(c, USB_DT_STRING, v->dev[15], 0x409, s, sizeof(s), &n);
+	for (uint32_t i = 2, k = 0; i + 1 < n && k + 1 < sizeof(v->product); i += 2)
+		v->product[k++] = (char)s[i];
+}
+
+static int interface_classes(const struct host_view *v, uint8_t *out)
+{
+	int n = 0;
+
+	for (uint32_t off = 0; off + 1 < v->cfg_len && v->cfg[off]; off += v->cfg[off])
+		if (v->cfg[off + 1] == USB_DT_INTERFACE && v->cfg[off + 3] == 0)
+			out[n++] = v->cfg[off + 5];
+	return n;
+}
+
+/* A Bulk-Only INQUIRY on the mass storage interface of @c (configured). */
+static void inquiry(struct uc *c, const struct host_view *v)
+{
+	uint8_t cbw[31] = { 'U', 'S', 'B', 'C', 1, 0, 0, 0, 36, 0, 0, 0, 0x80, 0, 6, 0x12,
+			    0, 0, 0, 36, 0 };
+	uint8_t ep_in = 0, ep_out = 0, data[64], csw[13];
+	bool in_ms = false;
+	uint32_t n;
+
+	for (uint32_t off = 0; off + 1 < v->cfg_len && v->cfg[off]; off += v->cfg[off]) {
+		if (v->cfg[off + 1] == USB_DT_INTERFACE)
+			in_ms = v->cfg[off + 5] == USB_CLASS_MASS_STORAGE;
+		if (in_ms && v->cfg[off + 1] == USB_DT_ENDPOINT)
+			*(v->cfg[off + 2] & USB_DIR_IN ? &ep_in : &ep_out) = v->cfg[off + 2];
+	}
+	assert_true(ep_in && ep_out);
+	assert_int_equal(uc_transfer(c, ep_out & 0x0f, false, cbw, sizeof(cbw), 0, &n), 0);
+	assert_int_equal(uc_transfer(c, ep_in & 0x0f, true, data, 36, 0, &n), 0);
+	assert_int_equal(n, 36);
+	assert_int_equal(data[0], 0);	/* a direct-access block device */
+	assert_int_equal(uc_transfer(c, ep_in & 0x0f, true, csw, 13, 0, &n), 0);
+	assert_int_equal(n, 13);
+	assert_memory_equal(csw, "USBS", 4);
+	assert_int_equal(csw[12], 0);
+}
+
+static void test_gadgetd_two_schemes(void **state)
+{
+	struct uc_devrec devs[4];
+	struct usbip_device_info info;
+	struct uc kbd, multi;
+	struct host_view vk, vm;
+	struct daemon d;
+	uint8_t cls[8];
+	uint32_t n;
+
+	(void)state;
+	start(&d, "hid.scheme", "ecm_acm_mass_storage.scheme");
+	assert_int_equal(uc_devlist(d.port, devs, 4), 2);
+	assert_string_equal(devs[0].info.busid, "1-1");
+	assert_string_equal(devs[1].info.busid, "1-2");
+	assert_int_equal(devs[0].info.bNumInterfaces, 1);
+	assert_int_equal(devs[0].intf[0].bInterfaceClass, USB_CLASS_HID);
+	assert_int_equal(devs[1].info.bNumInterfaces, 5);
+	assert_int_equal(devs[1].info.bDeviceClass, 0xEF);
+
+	/* Both attached at once. */
+	assert_int_equal(uc_import(&kbd, d.port, "1-1", &info), 0);
+	assert_int_equal(uc_import(&multi, d.port, "1-2", &info), 0);
+	read_host_view(&kbd, &vk);
+	read_host_view(&multi, &vm);
+	assert_string_equal(vk.product, "Keyboard scheme");
+	assert_string_equal(vm.product, "Network, serial and storage");
+	assert_int_equal(interface_classes(&vk, cls), 1);
+	assert_int_equal(cls[0], USB_CLASS_HID);
+	assert_int_equal(vk.cfg[7], 0xa0);	/* bmAttributes: remote wakeup */
+	assert_int_equal(interface_classes(&vm, cls), 5);
+	assert_int_equal(cls[0], USB_CLASS_COMM);
+	assert_int_equal(cls[1], USB_CLASS_CDC_DATA);
+	assert_int_equal(cls[2], USB_CLASS_COMM);
+	assert_int_equal(cls[3], USB_CLASS_CDC_DATA);
+	assert_int_equal(cls[4], USB_CLASS_MASS_STORAGE);
+	assert_int_equal(uc_control(&multi, 0, USB_REQ_SET_CONFIGURATION, 1, 0, 0, NULL, &n), 0);
+	inquiry(&multi, &vm);
+	uc_close(&kbd);
+	uc_close(&multi);
+	stop(&d);
+}
+
+static void test_gadgetd_check(void **state)
+{
+	char good[256], bad[256], err_file[128], errs[1024] = "";
+	const char *good_args[] = { good, "--check", NULL };
+	const char *bad_args[] = { good, bad, "--check", NULL };
+	FILE *f;
+	size_t n;
+
+	(void)state;
+	scheme_path(good, sizeof(good), "mass_storage.scheme");
+	assert_int_equal(run(good_args, NULL, NULL, 0), 0);
+
+	snprintf(bad, sizeof(bad), "%s/bad.scheme", tmpdir);
+	f = fopen(bad, "w");
+	assert_non_null(f);
+	fputs("attrs = { idVendor = 0x1d6b; };\nfunctions = { x = { instance = \"0\";\n"
+	      "  type = \"printer\"; }; };\n", f);
+	fclose(f);
+	snprintf(err_file, sizeof(err_file), "%s/stderr", tmpdir);
+	assert_int_equal(run(bad_args, err_file, NULL, 0), 2);
+	f = fopen(err_file, "r");
+	assert_non_null(f);
+	n = fread(errs, 1, sizeof(errs) - 1, f);
+	errs[n] = '\0';
+	fclose(f);
+	assert_non_null(strstr(errs, "bad.scheme:3: function x: unknown type 'printer'"));
+}
+
+/* --export's output, served beside the original: the same device. */
+static void test_gadgetd_export_served(void **state)
+{
+	char orig[256], exported[128], *text = malloc(65536);
+	const char *args[] = { orig, "--export", NULL };
+	struct usbip_device_info info;
+	struct host_view a, b;
+	struct uc ca, cb;
+	struct daemon d;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(text);
+	scheme_path(orig, sizeof(orig), "ecm_acm_mass_storage.scheme");
+	assert_int_equal(run(args, NULL, text, 65536), 0);
+	assert_non_null(strstr(text, "# busid 1-1: "));
+	snprintf(exported, sizeof(exported), "%s/exported.scheme", tmpdir);
+	f = fopen(exported, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	free(text);
+
+	start(&d, orig, exported);
+	assert_int_equal(uc_import(&ca, d.port, "1-1", &info), 0);
+	assert_int_equal(uc_import(&cb, d.port, "1-2", &info), 0);
+	read_host_view(&ca, &a);
+	read_host_view(&cb, &b);
+	assert_memory_equal(a.dev, b.dev, sizeof(a.dev));
+	assert_int_equal(a.cfg_len, b.cfg_len);
+	assert_memory_equal(a.cfg, b.cfg, a.cfg_len);
+	assert_string_equal(a.product, b.product);
+	uc_close(&ca);
+	uc_close(&cb);
+	stop(&d);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_gadgetd_two_schemes, make_dir, remove_dir),
+		cmocka_unit_test_setup_teardown(test_gadgetd_check, make_dir, remove_dir),
+		cmocka_unit_test_setup_teardown(test_gadgetd_export_served, make_dir, remove_dir),
+	};
+	int rc;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: %s COMPOSITE-GADGETD SCHEMES-DIR\n", argv[0]);
+		return 2;
+	}
+	/* Absolute: the daemon runs in a folder of its own. */
+	daemon_path = realpath(argv[1], NULL);
+	schemes_dir = realpath(argv[2], NULL);
+	if (!daemon_path || !schemes_dir) {
+		fprintf(stderr, "%s: %s or %s not found\n", argv[0], argv[1], argv[2]);
+		return 2;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	free((void *)daemon_path);
+	free((void *)schemes_dir);
+	return rc;
+}
