@@ -191,6 +191,21 @@ static void on_event(void *ctx, const struct usbip_event *ev)
 	fflush(stdout);
 }
 
+static void print_attach_lines(const struct options *o)
+{
+	unsigned port = usbip_server_port(server);
+
+	printf("%s: listening on %s:%u\n", prog, o->address, port);
+	for (unsigned i = 0; i < o->n_schemes; i++) {
+		if (port == USBIP_PORT_DEFAULT)
+			printf("%s: on the host: usbip attach -r %s -b %s\n", prog, o->address,
+			       usbip_server_busid(server, i));
+		else
+			printf("%s: on the host: usbip --tcp-port %u attach -r %s -b %s\n", prog,
+			       port, o->address, usbip_server_busid(server, i));
+	}
+}
+
 static int serve(const struct options *o, struct gadget_scheme **s)
 {
 	struct usbip_server_config cfg;
@@ -224,7 +239,7 @@ static int serve(const struct options *o, struct gadget_scheme **s)
 		sigemptyset(&act.sa_mask);
 		sigaction(SIGINT, &act, NULL);
 		sigaction(SIGTERM, &act, NULL);
-		printf("%s: listening on %s:%u\n", prog, o->address, usbip_server_port(server));
+		print_attach_lines(o);
 		fflush(stdout);
 		rc = usbip_server_run(server);
 		if (rc < 0)
