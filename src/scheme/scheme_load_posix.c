@@ -157,6 +157,15 @@ static int check_members(struct loader *ld, const config_setting_t *group,
 	return 0;
 }
 
+/* @st is a group whose members are all among @known. */
+static int check_group_of(struct loader *ld, const config_setting_t *st,
+			  const char *const *known, const char *what)
+{
+	int rc = check_group(ld, st);
+
+	return rc ? rc : check_members(ld, st, known, what);
+}
+
 /* ---- device attrs and strings --------------------------------------------- */
 
 static int load_device_attrs(struct loader *ld, const config_setting_t *group)
@@ -235,9 +244,7 @@ static int load_device_strings(struct loader *ld, const config_setting_t *list)
 		if (ld->s->n_strings == SCHEME_MAX_LANGS)
 			return fail(ld, g, -USB_ENOSPC, "strings: more than %d languages",
 				    SCHEME_MAX_LANGS);
-		rc = check_group(ld, g);
-		if (rc == 0)
-			rc = check_members(ld, g, known, "strings");
+		rc = check_group_of(ld, g, known, "strings");
 		if (rc == 0)
 			rc = get_lang(ld, g, seen, ld->s->n_strings, &ds->lang);
 		for (unsigned k = 0; rc == 0 && k < 3; k++) {
@@ -345,9 +352,7 @@ static int load_luns(struct loader *ld, struct scheme_function *fn, const config
 		const config_setting_t *g = config_setting_get_elem(list, (unsigned)i);
 		int m = config_setting_length(g);
 
-		rc = check_group(ld, g);
-		if (rc == 0)
-			rc = check_members(ld, g, known, "a LUN");
+		rc = check_group_of(ld, g, known, "a LUN");
 		/* libusbgx's defaults, stated: removable, no medium. */
 		if (rc == 0) {
 			char attr[32];
@@ -402,9 +407,7 @@ static int load_function_os_descs(struct loader *ld, struct scheme_function *fn,
 		if (fn->n_os == SCHEME_MAX_OS_DESCS)
 			return fail(ld, g, -USB_ENOSPC, "os_descs: more than %d interfaces",
 				    SCHEME_MAX_OS_DESCS);
-		rc = check_group(ld, g);
-		if (rc == 0)
-			rc = check_members(ld, g, known, "os_descs");
+		rc = check_group_of(ld, g, known, "os_descs");
 		for (unsigned k = 0; rc == 0 && k < 3; k++) {
 			const config_setting_t *m = config_setting_get_member(g, known[k]);
 			char *v = NULL;
@@ -439,10 +442,8 @@ static int load_function(struct loader *ld, const config_setting_t *g, const cha
 	struct gadget_scheme *s = ld->s;
 	struct scheme_function *fn;
 	const config_setting_t *m;
-	int rc = check_group(ld, g);
+	int rc = check_group_of(ld, g, known, "a function");
 
-	if (rc == 0)
-		rc = check_members(ld, g, known, "a function");
 	if (rc)
 		return rc;
 	if (s->n_functions == SCHEME_MAX_FUNCTIONS)
@@ -587,10 +588,8 @@ static int load_config_attrs(struct loader *ld, struct scheme_config *c, const c
 	static const char *const known[] = { "bmAttributes", "bMaxPower", NULL };
 	const config_setting_t *m;
 	unsigned v;
-	int rc = check_group(ld, g);
+	int rc = check_group_of(ld, g, known, "a configuration's attrs");
 
-	if (rc == 0)
-		rc = check_members(ld, g, known, "a configuration's attrs");
 	m = config_setting_get_member(g, "bmAttributes");
 	if (rc == 0 && m) {
 		rc = get_uint(ld, m, 0xff, &v);
@@ -626,9 +625,7 @@ static int load_config_strings(struct loader *ld, struct scheme_config *c,
 		if (c->n_strings == SCHEME_MAX_LANGS)
 			return fail(ld, g, -USB_ENOSPC, "strings: more than %d languages",
 				    SCHEME_MAX_LANGS);
-		rc = check_group(ld, g);
-		if (rc == 0)
-			rc = check_members(ld, g, known, "a configuration's strings");
+		rc = check_group_of(ld, g, known, "a configuration's strings");
 		if (rc == 0)
 			rc = get_lang(ld, g, seen, c->n_strings, &cs->lang);
 		m = rc ? NULL : config_setting_get_member(g, "configuration");
@@ -646,10 +643,8 @@ static int load_config(struct loader *ld, const config_setting_t *g)
 	struct gadget_scheme *s = ld->s;
 	struct scheme_config *c;
 	const config_setting_t *m;
-	int rc = check_group(ld, g);
+	int rc = check_group_of(ld, g, known, "a configuration");
 
-	if (rc == 0)
-		rc = check_members(ld, g, known, "a configuration");
 	if (rc)
 		return rc;
 	if (s->n_configs == SCHEME_MAX_CONFIGS)
@@ -711,10 +706,8 @@ static int load_os_descs(struct loader *ld, const config_setting_t *g)
 	struct gadget_scheme *s = ld->s;
 	const config_setting_t *m;
 	unsigned v;
-	int rc = check_group(ld, g);
+	int rc = check_group_of(ld, g, known, "os_descs");
 
-	if (rc == 0)
-		rc = check_members(ld, g, known, "os_descs");
 	s->has_os_descs = true;
 	m = rc ? NULL : config_setting_get_member(g, "use");
 	if (m) {

@@ -23,6 +23,7 @@
 #include "composite/composite.h"
 #include "composite/errors.h"
 #include "composite/inproc_host.h"
+#include "inproc_string.h"
 #include "composite/scheme.h"
 
 #define TMO 2000
@@ -49,27 +50,6 @@ struct view {
 	char strings[16][2][64];	/* index 1..15, languages 0x409 and 0x407 */
 };
 
-static int get_string(struct usb_inproc_host *h, uint8_t index, uint16_t lang, char *out,
-		      size_t size)
-{
-	struct usb_ctrlrequest rq = {
-		.bRequestType = USB_DIR_IN, .bRequest = USB_REQ_GET_DESCRIPTOR,
-		.wValue = USB_CPU_TO_LE16((USB_DT_STRING << 8) | index),
-		.wIndex = USB_CPU_TO_LE16(lang), .wLength = USB_CPU_TO_LE16(255),
-	};
-	uint8_t buf[255];
-	int n = usb_inproc_host_control(h, &rq, buf, TMO);
-	size_t k = 0;
-
-	out[0] = '\0';
-	if (n < 2)
-		return n < 0 ? n : -USB_EPROTO;
-	for (int i = 2; i + 1 < n && k + 1 < size; i += 2)
-		out[k++] = (char)buf[i];
-	out[k] = '\0';
-	return n;
-}
-
 /* Enumerate every configuration (values 1..n) and read strings 1..15. */
 static void read_view(struct usb_inproc_host *h, unsigned n_configs, struct view *v)
 {
@@ -80,8 +60,8 @@ static void read_view(struct usb_inproc_host *h, unsigned n_configs, struct view
 		assert_true(v->cfg_len[c] > 9);
 	}
 	for (unsigned i = 1; i < 16; i++) {
-		get_string(h, (uint8_t)i, 0x0409, v->strings[i][0], sizeof(v->strings[i][0]));
-		get_string(h, (uint8_t)i, 0x0407, v->strings[i][1], sizeof(v->strings[i][1]));
+		inproc_get_string(h, (uint8_t)i, 0x0409, v->strings[i][0], sizeof(v->strings[i][0]));
+		inproc_get_string(h, (uint8_t)i, 0x0407, v->strings[i][1], sizeof(v->strings[i][1]));
 	}
 }
 
@@ -245,69 +225,101 @@ static void test_scheme_os_descs(void **state)
 
 /* ---- errors: file and line -------------------------------------------------- */
 
+/* One bad scheme: the error, its line, a word of its message. */
+struct bad_scheme {
+	const char *what;
+	const char *text;
+	int code;
+	int line;
+	const char *needle;
+};
+
+static const struct bad_scheme syntax_errors[] = {
+	{ "no value", "attrs = { idVendor = 0x1d6b; };\nstrings = ( { lang = ; } );\n",
+	  -USB_EINVAL, 2, "syntax error" },
+};
+
+static const struct bad_scheme unknown_names[] = {
+	{ "function type", "functions = {\n  x_0 = { instance = \"0\";\n    type = \"no_such\"; };\n};\n",
+	  -USB_EINVAL, 3, "unknown type 'no_such'" },
+	{ "function attribute", "functions = { ms = { instance = \"0\"; type = \"mass_storage\";\n"
+	  "  attrs = {\n    stall = true;\n    colour = 3; }; }; };\n",
+	  -USB_EINVAL, 4, "unknown attribute 'colour'" },
+	{ "LUN setting", "functions = { ms = { instance = \"0\"; type = \"mass_storage\";\n"
+	  "  attrs = { luns = ( {\n      speed = 1; } ); }; }; };\n",
+	  -USB_EINVAL, 3, "unknown setting 'speed'" },
+	{ "device attribute", "attrs = {\n idVendor = 1;\n iProduct = 2; };\n", -USB_EINVAL, 3,
+	  "unknown device attribute 'iProduct'" },
+	{ "top-level setting", "colour = 1;\n", -USB_EINVAL, 1, "unknown setting 'colour'" },
+};
+
+static const struct bad_scheme out_of_range[] = {
+	{ "idVendor", "attrs = {\n  idVendor = 0x10000; };\n", -USB_ERANGE, 2, "out of range" },
+	{ "bmAttributes", "configs = ( { id = 1; name = \"c\";\n  attrs = {\n    bmAttributes = 0x40; }; } );\n",
+	  -USB_ERANGE, 3, "bmAttributes" },
+	{ "configuration id", "configs = ( {\n  id = 256; name = \"c\"; } );\n", -USB_ERANGE, 2,
+	  "out of range" },
+	{ "report_length", "functions = { h = { instance = \"0\"; type = \"hid\";\n"
+	  "  attrs = {\n    report_length = 5000; }; }; };\n", -USB_ERANGE, 3, "report_length" },
+	{ "report_desc byte", "functions = { h = { instance = \"0\"; type = \"hid\";\n"
+	  "  attrs = { report_desc = ( 1,\n   300 ); }; }; };\n", -USB_ERANGE, 3, "out of range" },
+};
+
+static const struct bad_scheme missing[] = {
+	{ "label", "functions = { acm_GS0 = { instance = \"GS0\"; type = \"acm\"; }; };\n"
+	  "configs = ( { id = 1; name = \"c\";\n  functions = (\n    \"acm_GS1\" ); } );\n",
+	  -USB_EINVAL, 4, "no function labelled 'acm_GS1'" },
+	{ "binding's function", "configs = ( { id = 1; name = \"c\";\n"
+	  "  functions = ( {\n    name = \"x\"; } ); } );\n", -USB_EINVAL, 2, "'function' is missing" },
+	{ "configuration id", "configs = ( {\n   name = \"c\"; } );\n", -USB_EINVAL, 1, "'id' is missing" },
+};
+
+static const struct bad_scheme wrong_types[] = {
+	{ "string for a number", "attrs = {\n  idVendor = \"x\"; };\n", -USB_EINVAL, 2,
+	  "must be an integer" },
+	{ "group for a list", "strings = {\n  lang = 0x409; };\n", -USB_EINVAL, 1, "must be a list" },
+	{ "same type and instance twice", "functions = { a = { instance = \"0\"; type = \"acm\"; };\n"
+	  "  b = {\n instance = \"0\"; type = \"acm\"; }; };\n", -USB_EINVAL, 2, "defined twice" },
+};
+
+static void check_bad(const struct bad_scheme *cases, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		print_message("bad scheme: %s\n", cases[i].what);
+		load_fails(cases[i].text, cases[i].code, cases[i].line, cases[i].needle);
+	}
+}
+
+#define CHECK_BAD(table) check_bad(table, sizeof(table) / sizeof(table[0]))
+
 static void test_scheme_syntax_error(void **state)
 {
 	(void)state;
-	load_fails("attrs = { idVendor = 0x1d6b; };\nstrings = ( { lang = ; } );\n",
-		   -USB_EINVAL, 2, "syntax error");
+	CHECK_BAD(syntax_errors);
 }
 
-static void test_scheme_unknown_type(void **state)
+static void test_scheme_unknown_names(void **state)
 {
 	(void)state;
-	load_fails("functions = {\n  x_0 = { instance = \"0\";\n    type = \"no_such\"; };\n};\n",
-		   -USB_EINVAL, 3, "unknown type 'no_such'");
-}
-
-static void test_scheme_unknown_attribute(void **state)
-{
-	(void)state;
-	load_fails("functions = { ms = { instance = \"0\"; type = \"mass_storage\";\n"
-		   "  attrs = {\n    stall = true;\n    colour = 3; }; }; };\n",
-		   -USB_EINVAL, 4, "unknown attribute 'colour'");
-	load_fails("functions = { ms = { instance = \"0\"; type = \"mass_storage\";\n"
-		   "  attrs = { luns = ( {\n      speed = 1; } ); }; }; };\n",
-		   -USB_EINVAL, 3, "unknown setting 'speed'");
-	load_fails("attrs = {\n idVendor = 1;\n iProduct = 2; };\n", -USB_EINVAL, 3,
-		   "unknown device attribute 'iProduct'");
+	CHECK_BAD(unknown_names);
 }
 
 static void test_scheme_out_of_range(void **state)
 {
 	(void)state;
-	load_fails("attrs = {\n  idVendor = 0x10000; };\n", -USB_ERANGE, 2, "out of range");
-	load_fails("configs = ( { id = 1; name = \"c\";\n  attrs = {\n    bmAttributes = 0x40; }; } );\n",
-		   -USB_ERANGE, 3, "bmAttributes");
-	load_fails("configs = ( {\n  id = 256; name = \"c\"; } );\n", -USB_ERANGE, 2, "out of range");
-	load_fails("functions = { h = { instance = \"0\"; type = \"hid\";\n"
-		   "  attrs = {\n    report_length = 5000; }; }; };\n",
-		   -USB_ERANGE, 3, "report_length");
-	load_fails("functions = { h = { instance = \"0\"; type = \"hid\";\n"
-		   "  attrs = { report_desc = ( 1,\n   300 ); }; }; };\n",
-		   -USB_ERANGE, 3, "out of range");
+	CHECK_BAD(out_of_range);
 }
 
 static void test_scheme_missing_label(void **state)
 {
 	(void)state;
-	load_fails("functions = { acm_GS0 = { instance = \"GS0\"; type = \"acm\"; }; };\n"
-		   "configs = ( { id = 1; name = \"c\";\n  functions = (\n    \"acm_GS1\" ); } );\n",
-		   -USB_EINVAL, 4, "no function labelled 'acm_GS1'");
-	load_fails("configs = ( { id = 1; name = \"c\";\n"
-		   "  functions = ( {\n    name = \"x\"; } ); } );\n",
-		   -USB_EINVAL, 2, "'function' is missing");
-	load_fails("configs = ( {\n   name = \"c\"; } );\n", -USB_EINVAL, 1, "'id' is missing");
+	CHECK_BAD(missing);
 }
 
 static void test_scheme_wrong_types(void **state)
 {
 	(void)state;
-	load_fails("attrs = {\n  idVendor = \"x\"; };\n", -USB_EINVAL, 2, "must be an integer");
-	load_fails("strings = {\n  lang = 0x409; };\n", -USB_EINVAL, 1, "must be a list");
-	load_fails("functions = { a = { instance = \"0\"; type = \"acm\"; };\n"
-		   "  b = {\n instance = \"0\"; type = \"acm\"; }; };\n",
-		   -USB_EINVAL, 2, "defined twice");
-	load_fails("colour = 1;\n", -USB_EINVAL, 1, "unknown setting 'colour'");
+	CHECK_BAD(wrong_types);
 }
 
 /* Labels that follow libusbgx's TYPE_INSTANCE convention resolve too, and
@@ -494,8 +506,7 @@ int main(void)
 		cmocka_unit_test_setup(test_scheme_two_languages, setup),
 		cmocka_unit_test_setup(test_scheme_os_descs, setup),
 		cmocka_unit_test_setup(test_scheme_syntax_error, setup),
-		cmocka_unit_test_setup(test_scheme_unknown_type, setup),
-		cmocka_unit_test_setup(test_scheme_unknown_attribute, setup),
+		cmocka_unit_test_setup(test_scheme_unknown_names, setup),
 		cmocka_unit_test_setup(test_scheme_out_of_range, setup),
 		cmocka_unit_test_setup(test_scheme_missing_label, setup),
 		cmocka_unit_test_setup(test_scheme_wrong_types, setup),
