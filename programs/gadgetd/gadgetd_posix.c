@@ -4,7 +4,8 @@
  * USB/IP. Each SCHEME given is one gadget, busid 1-1, 1-2 ... in the order
  * given, all on one server (composite/usbip.h).
  *
- *   composite-gadgetd SCHEME... [--address A] [--port P] [--check] [--export]
+ *   composite-gadgetd SCHEME... [--address A] [--port P] [--control PATH]
+ *                     [--check] [--export]
  *
  * --check loads every scheme and binds it to the in-process host
  * (composite/inproc_host.h), reads its descriptors as a host would, and
@@ -12,6 +13,8 @@
  * same and writes each gadget's scheme to stdout, preceded by a comment
  * line naming its busid and file. Otherwise it serves until SIGINT or
  * SIGTERM, then unbinds every gadget, closes every file and exits 0.
+ * --control PATH answers requests on a Unix socket there (control.h,
+ * composite-gadgetctl).
  * Exit 1: the server could not start; 2: bad arguments or schemes.
  * POSIX: signals and stdio; owns the schemes and the server.
  */
@@ -27,12 +30,14 @@
 #include "composite/inproc_host.h"
 #include "composite/scheme.h"
 #include "composite/usbip.h"
+#include "control.h"
 
 static const char prog[] = "composite-gadgetd";
 
 struct options {
 	const char *address;
 	unsigned port;
+	const char *control;
 	bool check;
 	bool export;
 	const char *schemes[USBIP_MAX_DEVICES];
@@ -40,6 +45,7 @@ struct options {
 };
 
 static struct usbip_server *server;
+static struct gadgetd_control *control;
 
 static void on_signal(int sig)
 {
@@ -50,10 +56,12 @@ static void on_signal(int sig)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: %s SCHEME... [--address A] [--port P] [--check] [--export]\n"
+	fprintf(stderr, "usage: %s SCHEME... [--address A] [--port P] [--control PATH]\n"
+		"         [--check] [--export]\n"
 		"  serves each scheme as one gadget (busids 1-1, 1-2 ...) over USB/IP;\n"
 		"  --check: load and bind every scheme against the in-process host, exit 0 or 2\n"
 		"  --export: as --check, then write each gadget's scheme to stdout\n"
+		"  --control PATH: answer composite-gadgetctl on a Unix socket (mode 0600)\n"
 		"  defaults: --address 127.0.0.1 --port %u\n", prog, USBIP_PORT_DEFAULT);
 	return 2;
 }
@@ -85,7 +93,9 @@ static int parse_args(struct options *o, int argc, char **argv)
 				fprintf(stderr, "%s: --port %s: not a port (0..65535)\n", prog, argv[i]);
 				return 2;
 			}
-		} else if (!strcmp(a, "--capture") || !strcmp(a, "--control")) {
+		} else if (!strcmp(a, "--control") && i + 1 < argc) {
+			o->control = argv[++i];
+		} else if (!strcmp(a, "--capture")) {
 			fprintf(stderr, "%s: %s: not yet supported\n", prog, a);
 			return 2;
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -186,6 +196,10 @@ static int check_one(struct gadget_scheme *s, unsigned index, bool export)
 static void on_event(void *ctx, const struct usbip_event *ev)
 {
 	(void)ctx;
+	if (ev->device >= 0 && ev->type == USBIP_EVENT_HOST_CONNECTED)
+		gadgetd_control_set_attached(control, (unsigned)ev->device, ev->peer);
+	else if (ev->device >= 0 && ev->type == USBIP_EVENT_HOST_DISCONNECTED)
+		gadgetd_control_set_attached(control, (unsigned)ev->device, NULL);
 	printf("%s: %s%s%s\n", prog, ev->busid[0] ? ev->busid : "", ev->busid[0] ? ": " : "",
 	       ev->message);
 	fflush(stdout);
@@ -233,6 +247,17 @@ static int serve(const struct options *o, struct gadget_scheme **s)
 			printf("%s: %s is busid %s\n", prog, o->schemes[i],
 			       usbip_server_busid(server, i));
 	}
+	if (rc == 0 && o->control) {
+		const char *busids[USBIP_MAX_DEVICES];
+
+		for (unsigned i = 0; i < o->n_schemes; i++)
+			busids[i] = usbip_server_busid(server, i);
+		rc = gadgetd_control_start(o->control, o->n_schemes, busids, o->schemes, &control);
+		if (rc < 0)
+			fprintf(stderr, "%s: --control %s: %s\n", prog, o->control,
+				rc == -USB_EADDRINUSE ? "a daemon answers there already"
+						      : usb_strerror(rc));
+	}
 	if (rc == 0) {
 		memset(&act, 0, sizeof(act));
 		act.sa_handler = on_signal;
@@ -245,6 +270,8 @@ static int serve(const struct options *o, struct gadget_scheme **s)
 		if (rc < 0)
 			fprintf(stderr, "%s: server: %s\n", prog, usb_strerror(rc));
 	}
+	gadgetd_control_stop(control);
+	control = NULL;
 	for (unsigned i = 0; i < o->n_schemes; i++)
 		gadget_scheme_unbind(s[i]);
 	usbip_server_destroy(server);

@@ -5,7 +5,10 @@
  * a mass storage INQUIRY through the served scheme, SIGTERM ending with
  * exit 0, --check's exit codes and FILE:LINE errors, and --export's
  * scheme served beside the original giving the same descriptors and
- * strings. Arguments: the daemon, the shipped schemes' folder.
+ * strings; the control socket (mode 0600) through composite-gadgetctl:
+ * list as text and JSON, the attach state following an import and its
+ * end, garbage requests answered with errors while the daemon goes on.
+ * Arguments: the daemon, the shipped schemes' folder, the CLI.
  */
 #define _XOPEN_SOURCE 700
 #include <setjmp.h>
@@ -16,6 +19,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -25,7 +31,7 @@
 #include "composite/ch9.h"
 #include "usbip_client.h"
 
-static const char *daemon_path, *schemes_dir;
+static const char *daemon_path, *schemes_dir, *ctl_path;
 static char tmpdir[64];
 
 struct daemon {
@@ -67,16 +73,19 @@ static void scheme_path(char *buf, size_t size, const char *name)
 		snprintf(buf, size, "%s/%s", schemes_dir, name);
 }
 
-/* Run the daemon in @tmpdir with @args (NULL-ended); stdout to a pipe,
- * stderr to @err_file (or inherited). */
+static const char *spawn_path;	/* NULL: the daemon */
+
+/* Run the daemon (or @spawn_path) in @tmpdir with @args (NULL-ended);
+ * stdout to a pipe, stderr to @err_file (or inherited). */
 static pid_t spawn(const char *const *args, int *out_fd, const char *err_file)
 {
 	const char *argv[16];
+	const char *path = spawn_path ? spawn_path : daemon_path;
 	int p[2];
 	pid_t pid;
 	unsigned n = 0;
 
-	argv[n++] = daemon_path;
+	argv[n++] = path;
 	while (*args && n + 1 < 16)
 		argv[n++] = *args++;
 	argv[n] = NULL;
@@ -91,7 +100,7 @@ static pid_t spawn(const char *const *args, int *out_fd, const char *err_file)
 			_exit(126);
 		if (chdir(tmpdir))
 			_exit(126);
-		execv(daemon_path, (char *const *)argv);
+		execv(path, (char *const *)argv);
 		_exit(127);
 	}
 	close(p[1]);
@@ -99,11 +108,12 @@ static pid_t spawn(const char *const *args, int *out_fd, const char *err_file)
 	return pid;
 }
 
-/* Start serving @a and @b; wait for the port. */
-static void start(struct daemon *d, const char *a, const char *b)
+/* Start serving @a and @b (with a control socket at @control, or none);
+ * wait for the port. */
+static void start_with(struct daemon *d, const char *a, const char *b, const char *control)
 {
 	char pa[256], pb[256], line[512];
-	const char *args[] = { pa, pb, "--port", "0", NULL };
+	const char *args[] = { pa, pb, "--port", "0", control ? "--control" : NULL, control, NULL };
 	int fd;
 
 	scheme_path(pa, sizeof(pa), a);
@@ -119,6 +129,11 @@ static void start(struct daemon *d, const char *a, const char *b)
 			d->port = (unsigned)atoi(p + strlen("listening on 127.0.0.1:"));
 	}
 	assert_true(d->port > 0);
+}
+
+static void start(struct daemon *d, const char *a, const char *b)
+{
+	start_with(d, a, b, NULL);
 }
 
 /* SIGTERM: every gadget stops, exit 0, "stopped" said. */
@@ -332,29 +347,118 @@ static void test_gadgetd_export_served(void **state)
 	stop(&d);
 }
 
+/* composite-gadgetctl --control @sock [--json] list into @out; its status. */
+static int ctl_list(const char *sock, bool json, char *out, size_t size)
+{
+	const char *args[] = { "--control", sock, json ? "--json" : "list", json ? "list" : NULL,
+			       NULL };
+	int rc;
+
+	spawn_path = ctl_path;
+	rc = run(args, NULL, out, size);
+	spawn_path = NULL;
+	return rc;
+}
+
+/* One raw request on the control socket; the reply into @out. */
+static void raw_request(const char *sock, const char *req, size_t len, char *out, size_t size)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	size_t n = 0;
+	ssize_t r;
+
+	assert_true(fd >= 0);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock);
+	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(send(fd, req, len, MSG_NOSIGNAL), (ssize_t)len);
+	shutdown(fd, SHUT_WR);
+	while (n + 1 < size && (r = read(fd, out + n, size - 1 - n)) > 0)
+		n += (size_t)r;
+	out[n] = '\0';
+	close(fd);
+}
+
+static void test_gadgetd_control(void **state)
+{
+	char sock[128], out[4096], garbage[600];
+	struct usbip_device_info info;
+	struct daemon d;
+	struct stat st;
+	struct uc c;
+	int tries;
+
+	(void)state;
+	snprintf(sock, sizeof(sock), "%s/control", tmpdir);
+	start_with(&d, "hid.scheme", "mass_storage.scheme", sock);
+	assert_int_equal(stat(sock, &st), 0);
+	assert_true(S_ISSOCK(st.st_mode));
+	assert_int_equal(st.st_mode & 0777, 0600);
+
+	assert_int_equal(ctl_list(sock, false, out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "1-1    detached  -"));
+	assert_non_null(strstr(out, "1-2    detached  -"));
+	assert_non_null(strstr(out, "mass_storage.scheme"));
+
+	assert_int_equal(uc_import(&c, d.port, "1-2", &info), 0);
+	assert_int_equal(ctl_list(sock, false, out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "1-1    detached  -"));
+	assert_non_null(strstr(out, "1-2    attached  127.0.0.1:"));
+	assert_int_equal(ctl_list(sock, true, out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "{ \"busid\": \"1-2\", \"attached\": true, \"peer\": \"127.0.0.1:"));
+	assert_non_null(strstr(out, "{ \"busid\": \"1-1\", \"attached\": false, \"peer\": null"));
+
+	/* Garbage: error replies, and the daemon goes on answering. */
+	raw_request(sock, "bogus\n", 6, out, sizeof(out));
+	assert_non_null(strstr(out, "error unknown request 'bogus'"));
+	memset(garbage, 'x', sizeof(garbage));
+	raw_request(sock, garbage, sizeof(garbage), out, sizeof(out));
+	assert_int_equal(strncmp(out, "error ", 6), 0);
+	raw_request(sock, "\x01\xff\n", 3, out, sizeof(out));
+	assert_int_equal(strncmp(out, "error ", 6), 0);
+	raw_request(sock, "", 0, out, sizeof(out));
+	assert_int_equal(strncmp(out, "error ", 6), 0);
+
+	uc_close(&c);
+	for (tries = 0; tries < 50; tries++) {
+		assert_int_equal(ctl_list(sock, false, out, sizeof(out)), 0);
+		if (strstr(out, "1-2    detached  -"))
+			break;
+		nanosleep(&(struct timespec){ 0, 100 * 1000 * 1000 }, NULL);
+	}
+	assert_true(tries < 50);
+	stop(&d);
+	assert_int_not_equal(stat(sock, &st), 0);	/* removed at exit */
+	assert_int_equal(ctl_list(sock, false, out, sizeof(out)), 1);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_gadgetd_two_schemes, make_dir, remove_dir),
 		cmocka_unit_test_setup_teardown(test_gadgetd_check, make_dir, remove_dir),
 		cmocka_unit_test_setup_teardown(test_gadgetd_export_served, make_dir, remove_dir),
+		cmocka_unit_test_setup_teardown(test_gadgetd_control, make_dir, remove_dir),
 	};
 	int rc;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: %s COMPOSITE-GADGETD SCHEMES-DIR\n", argv[0]);
+	if (argc != 4) {
+		fprintf(stderr, "usage: %s COMPOSITE-GADGETD SCHEMES-DIR COMPOSITE-GADGETCTL\n",
+			argv[0]);
 		return 2;
 	}
 	/* Absolute: the daemon runs in a folder of its own. */
 	daemon_path = realpath(argv[1], NULL);
 	schemes_dir = realpath(argv[2], NULL);
-	if (!daemon_path || !schemes_dir) {
-		fprintf(stderr, "%s: %s or %s not found\n", argv[0], argv[1], argv[2]);
+	ctl_path = realpath(argv[3], NULL);
+	if (!daemon_path || !schemes_dir || !ctl_path) {
+		fprintf(stderr, "%s: %s, %s or %s not found\n", argv[0], argv[1], argv[2], argv[3]);
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
 	rc = cmocka_run_group_tests(tests, NULL, NULL);
 	free((void *)daemon_path);
 	free((void *)schemes_dir);
+	free((void *)ctl_path);
 	return rc;
 }
