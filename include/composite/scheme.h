@@ -26,6 +26,7 @@
 #ifndef COMPOSITE_SCHEME_H
 #define COMPOSITE_SCHEME_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #ifdef __cplusplus
@@ -102,6 +103,33 @@ const char *gadget_scheme_name(const struct gadget_scheme *s);
  * Return: 0; -USB_ENOMEM; -USB_EIO (writing failed).
  */
 int gadget_scheme_export(struct gadget_scheme *s, FILE *stream);
+
+/**
+ * struct gadget_scheme_lun - one mass storage LUN with a backing file.
+ * @label: the function's label; @index: the LUN's number.
+ * @file: the backing file as the instance holds it (lun.N/file).
+ * @ro: read-only (ro or cdrom).
+ * @scheme_file, @line: where the function is defined.
+ * All borrowed for the callback's duration.
+ */
+struct gadget_scheme_lun {
+	const char *label;
+	unsigned index;
+	const char *file;
+	bool ro;
+	const char *scheme_file;
+	int line;
+};
+
+/**
+ * gadget_scheme_for_each_lun() - call @fn for every LUN of every
+ * mass_storage function of @s that has a backing file (to refuse two
+ * gadgets writing one file). Stops at @fn's first non-zero return.
+ * Return: 0, or what @fn returned.
+ */
+int gadget_scheme_for_each_lun(struct gadget_scheme *s,
+			       int (*fn)(void *ctx, const struct gadget_scheme_lun *lun),
+			       void *ctx);
 
 /* Unbind if bound, free the instances and the scheme. NULL is ignored. */
 void gadget_scheme_free(struct gadget_scheme *s);

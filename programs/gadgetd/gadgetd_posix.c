@@ -18,7 +18,7 @@
  * Exit 1: the server could not start; 2: bad arguments or schemes.
  * POSIX: signals and stdio; owns the schemes and the server.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700	/* realpath */
 
 #include <signal.h>
 #include <stdio.h>
@@ -135,6 +135,81 @@ static int load_all(const struct options *o, struct gadget_scheme **s)
 			status = 2;
 		}
 	}
+	return status;
+}
+
+/* ---- one file, one writer -------------------------------------------------- */
+
+struct lun_use {
+	char *path;		/* realpath of the file, or the file as given */
+	bool ro;
+	const char *label;
+	unsigned index;
+	const char *scheme_file;
+	int line;
+};
+
+struct lun_uses {
+	struct lun_use *v;
+	unsigned n, cap;
+};
+
+static int collect_lun(void *ctx, const struct gadget_scheme_lun *lun)
+{
+	struct lun_uses *u = ctx;
+	struct lun_use *e;
+
+	if (u->n == u->cap) {
+		unsigned cap = u->cap ? 2 * u->cap : 16;
+		struct lun_use *v = realloc(u->v, cap * sizeof(*v));
+
+		if (!v)
+			return -USB_ENOMEM;
+		u->v = v;
+		u->cap = cap;
+	}
+	e = &u->v[u->n];
+	e->path = realpath(lun->file, NULL);
+	if (!e->path)
+		e->path = strdup(lun->file);
+	if (!e->path)
+		return -USB_ENOMEM;
+	e->ro = lun->ro;
+	e->label = lun->label;
+	e->index = lun->index;
+	e->scheme_file = lun->scheme_file;
+	e->line = lun->line;
+	u->n++;
+	return 0;
+}
+
+/* Two LUNs (of any gadgets) on one file: refused unless both are
+ * read-only, as two writers would corrupt it. Return 0 or 2. */
+static int check_shared_files(const struct options *o, struct gadget_scheme **s)
+{
+	struct lun_uses u = { 0 };
+	int status = 0;
+
+	for (unsigned i = 0; i < o->n_schemes; i++)
+		if (s[i] && gadget_scheme_for_each_lun(s[i], collect_lun, &u) < 0) {
+			fprintf(stderr, "%s: out of memory\n", prog);
+			status = 2;
+		}
+	for (unsigned i = 0; i < u.n; i++)
+		for (unsigned k = 0; k < i; k++) {
+			const struct lun_use *a = &u.v[k], *b = &u.v[i];
+
+			if (strcmp(a->path, b->path) || (a->ro && b->ro))
+				continue;
+			fprintf(stderr, "%s:%d: function %s LUN %u: %s is also served by function %s "
+				"LUN %u (%s:%d), not both read-only\n", b->scheme_file, b->line,
+				b->label, b->index, a->path, a->label, a->index, a->scheme_file,
+				a->line);
+			status = 2;
+		}
+	for (unsigned i = 0; i < u.n; i++)
+		free(u.v[i].path);
+	free(u.v);
 	return status;
 }
 
@@ -290,6 +365,8 @@ int main(int argc, char **argv)
 	if (status)
 		return status;
 	status = load_all(&o, s);
+	if (check_shared_files(&o, s))
+		status = 2;
 	if (o.check || o.export) {
 		for (unsigned i = 0; i < o.n_schemes; i++)
 			if (s[i] && check_one(s[i], i, o.export) < 0)

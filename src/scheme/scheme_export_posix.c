@@ -238,6 +238,36 @@ static bool export_os_descs(config_setting_t *root, struct gadget_scheme *s)
 	       (!s->os_config_id || add_int(g, "config_id", s->os_config_id, false));
 }
 
+int gadget_scheme_for_each_lun(struct gadget_scheme *s,
+			       int (*fn)(void *ctx, const struct gadget_scheme_lun *lun),
+			       void *ctx)
+{
+	char file[SHOW_MAX], flag[SHOW_MAX], attr[48];
+	int rc = 0;
+
+	for (unsigned i = 0; s && rc == 0 && i < s->n_functions; i++) {
+		struct scheme_function *f = &s->functions[i];
+
+		if (strcmp(f->type, SCHEME_MS_TYPE))
+			continue;
+		for (unsigned k = 0; rc == 0 && k < f->nluns; k++) {
+			struct gadget_scheme_lun lun = { .label = f->label, .index = k, .file = file,
+							 .scheme_file = f->where.file,
+							 .line = f->where.line };
+
+			snprintf(attr, sizeof(attr), "lun.%u/file", k);
+			if (show(f->fi, attr, file) <= 0 || !file[0])
+				continue;
+			snprintf(attr, sizeof(attr), "lun.%u/ro", k);
+			lun.ro = show(f->fi, attr, flag) > 0 && flag[0] == '1';
+			snprintf(attr, sizeof(attr), "lun.%u/cdrom", k);
+			lun.ro = lun.ro || (show(f->fi, attr, flag) > 0 && flag[0] == '1');
+			rc = fn(ctx, &lun);
+		}
+	}
+	return rc;
+}
+
 int gadget_scheme_export(struct gadget_scheme *s, FILE *stream)
 {
 	config_setting_t *root, *functions, *configs;

@@ -882,7 +882,8 @@ void gadget_scheme_free(struct gadget_scheme *s)
 
 		if (fn->fi)
 			usb_put_function_instance(fn->fi);
-		for (unsigned k = 0; k < fn->n_os; k++)
+		/* Past n_os too: an entry that failed halfway holds its name. */
+		for (unsigned k = 0; k < SCHEME_MAX_OS_DESCS; k++)
 			free(fn->os[k].interface);
 		free(fn->label);
 		free(fn->type);

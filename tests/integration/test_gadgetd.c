@@ -310,10 +310,57 @@ static void test_gadgetd_check(void **state)
 	assert_non_null(strstr(errs, "bad.scheme:3: function x: unknown type 'printer'"));
 }
 
+static void write_scheme(const char *name, bool ro)
+{
+	char path[160];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "functions = { ms = { instance = \"0\"; type = \"mass_storage\";\n"
+		"  attrs = { luns = ( { ro = %s; filename = \"disk.img\"; } ); }; }; };\n"
+		"configs = ( { id = 1; name = \"c\"; functions = ( \"ms\" ); } );\n",
+		ro ? "true" : "false");
+	fclose(f);
+}
+
+/* Two gadgets on one file: refused (--check and serving) unless both
+ * are read-only. */
+static void test_gadgetd_shared_file(void **state)
+{
+	char a[160], b[160], c[160], err_file[160], errs[2048];
+	const char *both_ro[] = { a, b, "--check", NULL };
+	const char *one_rw[] = { a, c, "--check", NULL };
+	const char *serve_rw[] = { a, c, "--port", "0", NULL };
+	FILE *f;
+	size_t n;
+
+	(void)state;
+	write_scheme("a.scheme", true);
+	write_scheme("b.scheme", true);
+	write_scheme("c.scheme", false);
+	snprintf(a, sizeof(a), "%s/a.scheme", tmpdir);
+	snprintf(b, sizeof(b), "%s/b.scheme", tmpdir);
+	snprintf(c, sizeof(c), "%s/c.scheme", tmpdir);
+	snprintf(err_file, sizeof(err_file), "%s/stderr", tmpdir);
+	assert_int_equal(run(both_ro, NULL, NULL, 0), 0);
+	assert_int_equal(run(one_rw, err_file, NULL, 0), 2);
+	assert_int_equal(run(serve_rw, err_file, NULL, 0), 2);
+	f = fopen(err_file, "r");
+	assert_non_null(f);
+	n = fread(errs, 1, sizeof(errs) - 1, f);
+	errs[n] = '\0';
+	fclose(f);
+	assert_non_null(strstr(errs, "c.scheme:1: function ms LUN 0: "));
+	assert_non_null(strstr(errs, "disk.img is also served by function ms LUN 0"));
+	assert_non_null(strstr(errs, "not both read-only"));
+}
+
 /* --export's output, served beside the original: the same device. */
 static void test_gadgetd_export_served(void **state)
 {
-	char orig[256], exported[128], *text = malloc(65536);
+	char orig[256], exported[128], copy[128], *text = malloc(65536);
 	const char *args[] = { orig, "--export", NULL };
 	struct usbip_device_info info;
 	struct host_view a, b;
@@ -329,9 +376,23 @@ static void test_gadgetd_export_served(void **state)
 	snprintf(exported, sizeof(exported), "%s/exported.scheme", tmpdir);
 	f = fopen(exported, "w");
 	assert_non_null(f);
-	fputs(text, f);
+	/* Its own image: two gadgets may not write one file. */
+	for (char *p = text, *hit; *p; p = hit + strlen("disk.img")) {
+		hit = strstr(p, "disk.img");
+		if (!hit) {
+			fputs(p, f);
+			break;
+		}
+		fwrite(p, 1, (size_t)(hit - p), f);
+		fputs("copy.img", f);
+	}
 	fclose(f);
 	free(text);
+	snprintf(copy, sizeof(copy), "%s/copy.img", tmpdir);
+	f = fopen(copy, "w");
+	assert_non_null(f);
+	assert_int_equal(ftruncate(fileno(f), 1 << 20), 0);
+	fclose(f);
 
 	start(&d, orig, exported);
 	assert_int_equal(uc_import(&ca, d.port, "1-1", &info), 0);
@@ -439,6 +500,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_gadgetd_check, make_dir, remove_dir),
 		cmocka_unit_test_setup_teardown(test_gadgetd_export_served, make_dir, remove_dir),
 		cmocka_unit_test_setup_teardown(test_gadgetd_control, make_dir, remove_dir),
+		cmocka_unit_test_setup_teardown(test_gadgetd_shared_file, make_dir, remove_dir),
 	};
 	int rc;
 

@@ -263,6 +263,9 @@ static const struct bad_scheme out_of_range[] = {
 	  "  attrs = {\n    report_length = 5000; }; }; };\n", -USB_ERANGE, 3, "report_length" },
 	{ "report_desc byte", "functions = { h = { instance = \"0\"; type = \"hid\";\n"
 	  "  attrs = { report_desc = ( 1,\n   300 ); }; }; };\n", -USB_ERANGE, 3, "out of range" },
+	{ "compatible_id", "functions = { ss = { instance = \"0\"; type = \"SourceSink\";\n"
+	  "  os_descs = ( { interface = \"0\";\n    compatible_id = \"WINUSB-TOO-LONG\"; } ); }; };\n",
+	  -USB_ERANGE, 3, "longer than 8 bytes" },
 };
 
 static const struct bad_scheme missing[] = {

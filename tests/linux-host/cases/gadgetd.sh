@@ -22,9 +22,11 @@ host_main() {
     h_init "gadgetd.$1"
     [ -x "${LH_USBG_IMPORT:-}" ] || lh_fail "LH_USBG_IMPORT names no executable"
     [ -d "${LH_SCHEMES:-}" ] || lh_fail "LH_SCHEMES names no folder"
-    h_blank_image disk.img 8
+    # One image per scheme: the daemon refuses two gadgets writing one file.
     for _s in $SCHEMES; do
-        cp "$LH_SCHEMES/$_s.scheme" "$LH_WORK/" || lh_fail "copy $_s.scheme"
+        sed "s/disk\.img/$_s.img/" "$LH_SCHEMES/$_s.scheme" >"$LH_WORK/$_s.scheme" ||
+            lh_fail "copy $_s.scheme"
+        if grep -q "$_s.img" "$LH_WORK/$_s.scheme"; then h_blank_image "$_s.img" 8; fi
     done
     H_OURS_BIN=$LH_GADGETD H_BINS=$LH_USBG_IMPORT h_guest 300 "$1"
 }
@@ -124,9 +126,9 @@ guest_main() {
     g_mod cdc-acm usbhid hid-generic cdc_ether
     g_configfs usb_f_mass_storage usb_f_acm usb_f_hid usb_f_ecm
     g_dummy_hcd N
-    g_stage disk.img
     _args=
     for _sch in $SCHEMES; do
+        if [ -f "/host/$_sch.img" ]; then g_stage "$_sch.img"; fi
         g_stage "$_sch.scheme"
         _args="$_args $_sch.scheme"
     done
