@@ -131,6 +131,24 @@ int gadget_scheme_for_each_lun(struct gadget_scheme *s,
 			       int (*fn)(void *ctx, const struct gadget_scheme_lun *lun),
 			       void *ctx);
 
+/**
+ * gadget_scheme_set_attr() - write attribute @attr of the function
+ * labelled @label (an inline one: as gadget_scheme_export() names it), as
+ * `echo VALUE > functions/.../ATTR` would, also while bound: "lun.0/file"
+ * changes a LUN's medium ("" ejects), "lun.0/forced_eject" ejects even
+ * when the host prevented removal. Context: any thread but the event
+ * context, one at a time.
+ * Return: 0; -USB_ENOENT (no such function or attribute); or the
+ * attribute's error (usb_function_instance_set()).
+ */
+int gadget_scheme_set_attr(struct gadget_scheme *s, const char *label, const char *attr,
+			   const char *value);
+
+/* Read it (usb_function_instance_show()). Return as that, -USB_ENOENT for
+ * no such function. */
+int gadget_scheme_show_attr(struct gadget_scheme *s, const char *label, const char *attr,
+			    char *buf, size_t size);
+
 /* Unbind if bound, free the instances and the scheme. NULL is ignored. */
 void gadget_scheme_free(struct gadget_scheme *s);
 

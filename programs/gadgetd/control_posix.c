@@ -40,6 +40,8 @@ struct gadgetd_control {
 	pthread_mutex_t lock;
 	unsigned n;
 	struct gadget_state *g;
+	gadgetd_control_set_fn set;
+	void *ctx;
 };
 
 void gadgetd_control_set_attached(struct gadgetd_control *c, unsigned index, const char *peer)
@@ -108,6 +110,45 @@ static void reply_list(struct gadgetd_control *c, int fd)
 	}
 }
 
+/* "set BUSID FUNCTION ATTR [VALUE]": @args is what follows "set ". */
+static void reply_set(struct gadgetd_control *c, int fd, char *args)
+{
+	char *word[3], msg[GADGETD_CONTROL_LINE_MAX + 64], reply[sizeof(msg) + 16];
+	const char *value = "";
+	unsigned index = c->n;
+	int len, rc;
+
+	for (unsigned k = 0; k < 3; k++) {
+		word[k] = args;
+		args = strchr(args, ' ');
+		if (!args && k < 2) {
+			static const char e[] = "error usage: set BUSID FUNCTION ATTR [VALUE]\n";
+
+			write_all(fd, e, sizeof(e) - 1);
+			return;
+		}
+		if (args)
+			*args++ = '\0';
+	}
+	if (args)
+		value = args;
+	for (unsigned i = 0; i < c->n; i++)
+		if (!strcmp(c->g[i].busid, word[0]))
+			index = i;
+	msg[0] = '\0';
+	if (index == c->n) {
+		len = snprintf(reply, sizeof(reply), "error no gadget %.32s\n", word[0]);
+		write_all(fd, reply, (size_t)len);
+		return;
+	}
+	rc = c->set ? c->set(c->ctx, index, word[1], word[2], value, msg, sizeof(msg)) : -1;
+	if (rc == 0)
+		len = snprintf(reply, sizeof(reply), "ok\n");
+	else
+		len = snprintf(reply, sizeof(reply), "error %s\n", msg[0] ? msg : "refused");
+	write_all(fd, reply, (size_t)len < sizeof(reply) ? (size_t)len : sizeof(reply) - 1);
+}
+
 static void serve_one(struct gadgetd_control *c, int fd)
 {
 	char line[GADGETD_CONTROL_LINE_MAX], msg[GADGETD_CONTROL_LINE_MAX + 64];
@@ -123,10 +164,15 @@ static void serve_one(struct gadgetd_control *c, int fd)
 		reply_list(c, fd);
 		return;
 	}
+	if (!strncmp(line, "set ", 4)) {
+		reply_set(c, fd, line + 4);
+		return;
+	}
 	for (char *p = line; *p; p++)
 		if ((unsigned char)*p < 0x20 || (unsigned char)*p > 0x7e)
 			*p = '?';
-	len = snprintf(msg, sizeof(msg), "error unknown request '%.64s' (try: list)\n", line);
+	len = snprintf(msg, sizeof(msg), "error unknown request '%.64s' (try: list, set)\n",
+		       line);
 	write_all(fd, msg, (size_t)len);
 }
 
@@ -197,7 +243,8 @@ static int listen_on(struct gadgetd_control *c)
 }
 
 int gadgetd_control_start(const char *path, unsigned n, const char *const *busids,
-			  const char *const *schemes, struct gadgetd_control **out)
+			  const char *const *schemes, gadgetd_control_set_fn set, void *ctx,
+			  struct gadgetd_control **out)
 {
 	struct gadgetd_control *c;
 	int rc;
@@ -215,6 +262,8 @@ int gadgetd_control_start(const char *path, unsigned n, const char *const *busid
 	}
 	snprintf(c->path, sizeof(c->path), "%s", path);
 	c->n = n;
+	c->set = set;
+	c->ctx = ctx;
 	for (unsigned i = 0; i < n; i++) {
 		c->g[i].busid = busids[i];
 		c->g[i].scheme = schemes[i];

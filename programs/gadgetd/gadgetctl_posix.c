@@ -3,9 +3,13 @@
  * through its control socket (control.h) and prints the answer.
  *
  *   composite-gadgetctl --control PATH [--json] list
+ *   composite-gadgetctl --control PATH set BUSID FUNCTION ATTR [VALUE]
  *
  * list: one line per gadget, BUSID STATE PEER SCHEME (a table), or with
  * --json an array of { "busid", "attached", "peer", "scheme" } objects.
+ * set: write a function's attribute in the running gadget, e.g.
+ * `set 1-1 mass_storage_0 lun.0/file /srv/other.img` (a medium change;
+ * no VALUE ejects) or `set 1-1 mass_storage_0 lun.0/forced_eject 1`.
  * Exit 0; 1 when the daemon cannot be reached or answers an error (its
  * message on stderr); 2 for bad arguments. POSIX: one socket, stdio.
  */
@@ -25,7 +29,8 @@ static const char prog[] = "composite-gadgetctl";
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: %s --control PATH [--json] list\n", prog);
+	fprintf(stderr, "usage: %s --control PATH [--json] list\n"
+		"       %s --control PATH set BUSID FUNCTION ATTR [VALUE]\n", prog, prog);
 	return 2;
 }
 
@@ -138,31 +143,65 @@ static int list(int fd, bool json)
 	return 0;
 }
 
+/* The one-line answer to a set: "ok", or the daemon's error. */
+static int answer(int fd)
+{
+	FILE *in = fdopen(fd, "r");
+	char line[1024];
+	int rc = 1;
+
+	if (!in) {
+		close(fd);
+		return 1;
+	}
+	if (!fgets(line, sizeof(line), in))
+		fprintf(stderr, "%s: no answer\n", prog);
+	else if (!strcmp(line, "ok\n"))
+		rc = 0;
+	else
+		fprintf(stderr, "%s: %s", prog, line);
+	fclose(in);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
-	const char *path = NULL, *cmd = NULL;
+	const char *path = NULL, *pos[6];
+	unsigned n = 0;
 	bool json = false;
-	int fd;
+	char req[1024];
+	int fd, len;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--control") && i + 1 < argc)
 			path = argv[++i];
 		else if (!strcmp(argv[i], "--json"))
 			json = true;
-		else if (argv[i][0] != '-' && !cmd)
-			cmd = argv[i];
+		else if (argv[i][0] != '-' && n < 6)
+			pos[n++] = argv[i];
 		else
 			return usage();
 	}
-	if (!path || !cmd || strcmp(cmd, "list"))
+	if (!path || n == 0)
 		return usage();
+	if (!strcmp(pos[0], "list") && n == 1)
+		len = snprintf(req, sizeof(req), "list\n");
+	else if (!strcmp(pos[0], "set") && (n == 4 || n == 5))
+		len = snprintf(req, sizeof(req), "set %s %s %s %s\n", pos[1], pos[2], pos[3],
+			       n == 5 ? pos[4] : "");
+	else
+		return usage();
+	if (len < 0 || (size_t)len >= sizeof(req) || strchr(req, '\n') != req + len - 1) {
+		fprintf(stderr, "%s: request too long or holding a newline\n", prog);
+		return 2;
+	}
 	fd = connect_to(path);
 	if (fd < 0)
 		return 1;
-	if (send(fd, "list\n", 5, MSG_NOSIGNAL) != 5) {
+	if (send(fd, req, (size_t)len, MSG_NOSIGNAL) != len) {
 		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
 		close(fd);
 		return 1;
 	}
-	return list(fd, json);
+	return pos[0][0] == 'l' ? list(fd, json) : answer(fd);
 }

@@ -213,6 +213,75 @@ static int check_shared_files(const struct options *o, struct gadget_scheme **s)
 	return status;
 }
 
+/* A medium going into LUN @lun of @label in gadget @index: the file
+ * may not be one another LUN serves unless both are read-only. */
+struct medium_check {
+	char *path;
+	bool ro;
+	struct gadget_scheme *self;
+	const char *label;
+	unsigned lun;
+	struct gadget_scheme *current;
+	char *msg;
+	size_t size;
+};
+
+static int medium_conflict(void *ctx, const struct gadget_scheme_lun *lun)
+{
+	struct medium_check *m = ctx;
+	char *path;
+	int clash;
+
+	if (m->current == m->self && !strcmp(lun->label, m->label) && lun->index == m->lun)
+		return 0;	/* the medium it replaces */
+	path = realpath(lun->file, NULL);
+	clash = !strcmp(path ? path : lun->file, m->path) && !(m->ro && lun->ro);
+	if (clash)
+		snprintf(m->msg, m->size, "%s is served by function %s LUN %u of %s, not both "
+			 "read-only", m->path, lun->label, lun->index, lun->scheme_file);
+	free(path);
+	return clash ? -USB_EBUSY : 0;
+}
+
+static struct gadget_scheme **served;	/* for the control socket */
+static unsigned n_served;
+
+static int control_set(void *ctx, unsigned index, const char *function, const char *attr,
+		       const char *value, char *msg, size_t size)
+{
+	struct medium_check m = { .self = served[index], .label = function, .msg = msg,
+				  .size = size };
+	char leaf[16], ro[16];
+	int rc = 0;
+
+	(void)ctx;
+	if (sscanf(attr, "lun.%u/%15s", &m.lun, leaf) == 2 && !strcmp(leaf, "file") && value[0]) {
+		char ro_attr[32];
+
+		snprintf(ro_attr, sizeof(ro_attr), "lun.%u/ro", m.lun);
+		m.ro = gadget_scheme_show_attr(m.self, function, ro_attr, ro, sizeof(ro)) > 0 &&
+		       ro[0] == '1';
+		m.path = realpath(value, NULL);
+		if (!m.path)
+			m.path = strdup(value);
+		for (unsigned i = 0; m.path && rc == 0 && i < n_served; i++) {
+			m.current = served[i];
+			rc = gadget_scheme_for_each_lun(served[i], medium_conflict, &m);
+		}
+		if (!m.path)
+			rc = -USB_ENOMEM;
+		free(m.path);
+		if (rc)
+			return rc;
+	}
+	rc = gadget_scheme_set_attr(m.self, function, attr, value);
+	if (rc == -USB_ENOENT)
+		snprintf(msg, size, "no function %s or no attribute %s", function, attr);
+	else if (rc < 0)
+		snprintf(msg, size, "%s %s: %s", function, attr, usb_strerror(rc));
+	return rc;
+}
+
 /* What a host reads: the device and every configuration descriptor. */
 static int read_back(struct usb_inproc_host *h, const char *name)
 {
@@ -327,7 +396,10 @@ static int serve(const struct options *o, struct gadget_scheme **s)
 
 		for (unsigned i = 0; i < o->n_schemes; i++)
 			busids[i] = usbip_server_busid(server, i);
-		rc = gadgetd_control_start(o->control, o->n_schemes, busids, o->schemes, &control);
+		served = s;
+		n_served = o->n_schemes;
+		rc = gadgetd_control_start(o->control, o->n_schemes, busids, o->schemes,
+					   control_set, NULL, &control);
 		if (rc < 0)
 			fprintf(stderr, "%s: --control %s: %s\n", prog, o->control,
 				rc == -USB_EADDRINUSE ? "a daemon answers there already"

@@ -244,6 +244,30 @@ void gadget_scheme_unbind(struct gadget_scheme *s)
 	s->bound = false;
 }
 
+static struct usb_function_instance *instance_of(struct gadget_scheme *s, const char *label)
+{
+	for (unsigned i = 0; s && label && i < s->n_functions; i++)
+		if (!strcmp(s->functions[i].label, label))
+			return s->functions[i].fi;
+	return NULL;
+}
+
+int gadget_scheme_set_attr(struct gadget_scheme *s, const char *label, const char *attr,
+			   const char *value)
+{
+	struct usb_function_instance *fi = instance_of(s, label);
+
+	return fi ? usb_function_instance_set(fi, attr, value) : -USB_ENOENT;
+}
+
+int gadget_scheme_show_attr(struct gadget_scheme *s, const char *label, const char *attr,
+			    char *buf, size_t size)
+{
+	struct usb_function_instance *fi = instance_of(s, label);
+
+	return fi ? usb_function_instance_show(fi, attr, buf, size) : -USB_ENOENT;
+}
+
 struct usb_composite_dev *gadget_scheme_cdev(struct gadget_scheme *s)
 {
 	return s && s->bound ? s->cdev : NULL;

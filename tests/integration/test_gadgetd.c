@@ -310,7 +310,7 @@ static void test_gadgetd_check(void **state)
 	assert_non_null(strstr(errs, "bad.scheme:3: function x: unknown type 'printer'"));
 }
 
-static void write_scheme(const char *name, bool ro)
+static void write_scheme_file(const char *name, bool ro, const char *file)
 {
 	char path[160];
 	FILE *f;
@@ -319,10 +319,113 @@ static void write_scheme(const char *name, bool ro)
 	f = fopen(path, "w");
 	assert_non_null(f);
 	fprintf(f, "functions = { ms = { instance = \"0\"; type = \"mass_storage\";\n"
-		"  attrs = { luns = ( { ro = %s; filename = \"disk.img\"; } ); }; }; };\n"
+		"  attrs = { luns = ( { ro = %s; filename = \"%s\"; } ); }; }; };\n"
 		"configs = ( { id = 1; name = \"c\"; functions = ( \"ms\" ); } );\n",
-		ro ? "true" : "false");
+		ro ? "true" : "false", file);
 	fclose(f);
+}
+
+static void write_scheme(const char *name, bool ro)
+{
+	write_scheme_file(name, ro, "disk.img");
+}
+
+static void make_image(const char *name)
+{
+	char path[160];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(ftruncate(fileno(f), 1 << 20), 0);
+	fclose(f);
+}
+
+/* Whether process @pid has a file called @name open. */
+static bool has_open(pid_t pid, const char *name)
+{
+	char dir[64], link[96], target[512];
+	bool found = false;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
+	for (int fd = 0; fd < 256 && !found; fd++) {
+		ssize_t n;
+
+		snprintf(link, sizeof(link), "%s/%d", dir, fd);
+		n = readlink(link, target, sizeof(target) - 1);
+		if (n <= 0)
+			continue;
+		target[n] = '\0';
+		found = strstr(target, name) != NULL;
+	}
+	return found;
+}
+
+/* composite-gadgetctl set ...: its status, its stderr into @errs. */
+static int ctl_set(const char *sock, const char *busid, const char *fn, const char *attr,
+		   const char *value, char *errs, size_t size)
+{
+	char err_file[160];
+	const char *args[] = { "--control", sock, "set", busid, fn, attr, value, NULL };
+	FILE *f;
+	size_t n;
+	int rc;
+
+	snprintf(err_file, sizeof(err_file), "%s/ctl.err", tmpdir);
+	spawn_path = ctl_path;
+	rc = run(args, err_file, NULL, 0);
+	spawn_path = NULL;
+	f = fopen(err_file, "r");
+	assert_non_null(f);
+	n = fread(errs, 1, size - 1, f);
+	errs[n] = '\0';
+	fclose(f);
+	return rc;
+}
+
+/* Medium changes through the control socket, while served: a file
+ * another LUN writes is refused, a fresh one goes in (the daemon holds it
+ * open, the old one closed), an empty value ejects, forced_eject ejects;
+ * unknown gadgets and functions get errors. */
+static void test_gadgetd_medium(void **state)
+{
+	char sock[128], m[160], errs[1024], path[160];
+	struct daemon d;
+
+	(void)state;
+	make_image("m.img");
+	make_image("new.img");
+	write_scheme_file("m.scheme", false, "m.img");
+	snprintf(m, sizeof(m), "%s/m.scheme", tmpdir);
+	snprintf(sock, sizeof(sock), "%s/control", tmpdir);
+	start_with(&d, "mass_storage.scheme", m, sock);
+	assert_true(has_open(d.pid, "/disk.img"));
+	assert_true(has_open(d.pid, "/m.img"));
+
+	snprintf(path, sizeof(path), "%s/m.img", tmpdir);
+	assert_int_equal(ctl_set(sock, "1-1", "mass_storage_0", "lun.0/file", path, errs,
+				 sizeof(errs)), 1);
+	assert_non_null(strstr(errs, "is served by function ms LUN 0"));
+	assert_true(has_open(d.pid, "/disk.img"));
+
+	snprintf(path, sizeof(path), "%s/new.img", tmpdir);
+	assert_int_equal(ctl_set(sock, "1-1", "mass_storage_0", "lun.0/file", path, errs,
+				 sizeof(errs)), 0);
+	assert_true(has_open(d.pid, "/new.img"));
+	assert_false(has_open(d.pid, "/disk.img"));
+	assert_int_equal(ctl_set(sock, "1-1", "mass_storage_0", "lun.0/file", NULL, errs,
+				 sizeof(errs)), 0);
+	assert_false(has_open(d.pid, "/new.img"));
+	assert_int_equal(ctl_set(sock, "1-2", "ms", "lun.0/forced_eject", "1", errs,
+				 sizeof(errs)), 0);
+	assert_false(has_open(d.pid, "/m.img"));
+
+	assert_int_equal(ctl_set(sock, "1-2", "nosuch", "lun.0/file", "x", errs, sizeof(errs)), 1);
+	assert_non_null(strstr(errs, "no function nosuch"));
+	assert_int_equal(ctl_set(sock, "9-9", "ms", "lun.0/file", "x", errs, sizeof(errs)), 1);
+	assert_non_null(strstr(errs, "no gadget 9-9"));
+	stop(&d);
 }
 
 /* Two gadgets on one file: refused (--check and serving) unless both
@@ -501,6 +604,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_gadgetd_export_served, make_dir, remove_dir),
 		cmocka_unit_test_setup_teardown(test_gadgetd_control, make_dir, remove_dir),
 		cmocka_unit_test_setup_teardown(test_gadgetd_shared_file, make_dir, remove_dir),
+		cmocka_unit_test_setup_teardown(test_gadgetd_medium, make_dir, remove_dir),
 	};
 	int rc;
 
