@@ -1,10 +1,10 @@
 /*
  * scheme_load_posix.c - the gadget scheme loader: libconfig parses the
  * text (syntax, @include), this file walks the settings into the model of
- * scheme_internal.h and creates each function's instance from the
- * registry with its attributes set by configfs names. Every fault names
- * the file and line of the setting. Owns nothing past the model it fills;
- * touches the registry only through composite/registry.h.
+ * scheme_internal.h: the device's attrs and strings, the configurations
+ * and their links, the OS descriptors; the functions are made by
+ * scheme_functions_posix.c. Every fault names the file and line of the
+ * setting. Owns nothing past the model it fills.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -15,12 +15,8 @@
 
 #include "composite/errors.h"
 #include "scheme_internal.h"
+#include "scheme_loader.h"
 
-struct loader {
-	struct gadget_scheme *s;
-	struct gadget_scheme_error *err;
-	const char *file;	/* the scheme's own name, for settings without one */
-};
 
 char *scheme__strdup(const char *s)
 {
@@ -61,22 +57,19 @@ bool scheme__is_bool_attr(const char *type, const char *attr)
 	return false;
 }
 
-static const char *file_of(const struct loader *ld, const config_setting_t *st)
+const char *scheme__file_of(const struct loader *ld, const config_setting_t *st)
 {
 	const char *f = st ? config_setting_source_file(st) : NULL;
 
 	return f ? f : ld->file;
 }
 
-static int line_of(const config_setting_t *st)
+int scheme__line_of(const config_setting_t *st)
 {
 	return st ? (int)config_setting_source_line(st) : 0;
 }
 
-#if defined(__GNUC__) || defined(__clang__)
-__attribute__((format(printf, 4, 5)))
-#endif
-static int fail(struct loader *ld, const config_setting_t *st, int code, const char *fmt, ...)
+int scheme__err(struct loader *ld, const config_setting_t *st, int code, const char *fmt, ...)
 {
 	char msg[sizeof(ld->err->message)];
 	va_list ap;
@@ -84,10 +77,10 @@ static int fail(struct loader *ld, const config_setting_t *st, int code, const c
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return scheme__fail(ld->err, file_of(ld, st), line_of(st), code, "%s", msg);
+	return scheme__fail(ld->err, scheme__file_of(ld, st), scheme__line_of(st), code, "%s", msg);
 }
 
-static const char *name_of(const config_setting_t *st)
+const char *scheme__name_of(const config_setting_t *st)
 {
 	const char *n = config_setting_name(st);
 
@@ -101,45 +94,45 @@ static bool is_int(const config_setting_t *st)
 	return t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64;
 }
 
-static int get_uint(struct loader *ld, const config_setting_t *st, long long max, unsigned *out)
+int scheme__get_uint(struct loader *ld, const config_setting_t *st, long long max, unsigned *out)
 {
 	long long v;
 
 	if (!is_int(st))
-		return fail(ld, st, -USB_EINVAL, "%s: must be an integer", name_of(st));
+		return scheme__err(ld, st, -USB_EINVAL, "%s: must be an integer", scheme__name_of(st));
 	v = config_setting_get_int64(st);
 	if (v < 0 || v > max)
-		return fail(ld, st, -USB_ERANGE, "%s: %lld is out of range (0..%lld)",
-			    name_of(st), v, max);
+		return scheme__err(ld, st, -USB_ERANGE, "%s: %lld is out of range (0..%lld)",
+			    scheme__name_of(st), v, max);
 	*out = (unsigned)v;
 	return 0;
 }
 
-static int get_string(struct loader *ld, const config_setting_t *st, char **out)
+int scheme__get_string(struct loader *ld, const config_setting_t *st, char **out)
 {
 	const char *v = config_setting_get_string(st);
 
 	if (!v)
-		return fail(ld, st, -USB_EINVAL, "%s: must be a string", name_of(st));
+		return scheme__err(ld, st, -USB_EINVAL, "%s: must be a string", scheme__name_of(st));
 	free(*out);
 	*out = scheme__strdup(v);
-	return *out ? 0 : fail(ld, st, -USB_ENOMEM, "out of memory");
+	return *out ? 0 : scheme__err(ld, st, -USB_ENOMEM, "out of memory");
 }
 
-static int check_group(struct loader *ld, const config_setting_t *st)
+int scheme__check_group(struct loader *ld, const config_setting_t *st)
 {
 	return config_setting_is_group(st) ? 0
-		: fail(ld, st, -USB_EINVAL, "%s: must be a group { ... }", name_of(st));
+		: scheme__err(ld, st, -USB_EINVAL, "%s: must be a group { ... }", scheme__name_of(st));
 }
 
-static int check_list(struct loader *ld, const config_setting_t *st)
+int scheme__check_list(struct loader *ld, const config_setting_t *st)
 {
 	return config_setting_is_list(st) ? 0
-		: fail(ld, st, -USB_EINVAL, "%s: must be a list ( ... )", name_of(st));
+		: scheme__err(ld, st, -USB_EINVAL, "%s: must be a list ( ... )", scheme__name_of(st));
 }
 
 /* Every member of @group must be one of @known (NULL-terminated). */
-static int check_members(struct loader *ld, const config_setting_t *group,
+int scheme__check_members(struct loader *ld, const config_setting_t *group,
 			 const char *const *known, const char *what)
 {
 	int n = config_setting_length(group);
@@ -148,22 +141,22 @@ static int check_members(struct loader *ld, const config_setting_t *group,
 		const config_setting_t *m = config_setting_get_elem(group, (unsigned)i);
 		unsigned k = 0;
 
-		while (known[k] && strcmp(known[k], name_of(m)))
+		while (known[k] && strcmp(known[k], scheme__name_of(m)))
 			k++;
 		if (!known[k])
-			return fail(ld, m, -USB_EINVAL, "unknown setting '%s' in %s",
-				    name_of(m), what);
+			return scheme__err(ld, m, -USB_EINVAL, "unknown setting '%s' in %s",
+				    scheme__name_of(m), what);
 	}
 	return 0;
 }
 
 /* @st is a group whose members are all among @known. */
-static int check_group_of(struct loader *ld, const config_setting_t *st,
+int scheme__check_group_of(struct loader *ld, const config_setting_t *st,
 			  const char *const *known, const char *what)
 {
-	int rc = check_group(ld, st);
+	int rc = scheme__check_group(ld, st);
 
-	return rc ? rc : check_members(ld, st, known, what);
+	return rc ? rc : scheme__check_members(ld, st, known, what);
 }
 
 /* ---- device attrs and strings --------------------------------------------- */
@@ -183,11 +176,11 @@ static int load_device_attrs(struct loader *ld, const config_setting_t *group)
 		unsigned k = 0, v;
 		int rc;
 
-		while (k < sizeof(attrs) / sizeof(attrs[0]) && strcmp(attrs[k].name, name_of(m)))
+		while (k < sizeof(attrs) / sizeof(attrs[0]) && strcmp(attrs[k].name, scheme__name_of(m)))
 			k++;
 		if (k == sizeof(attrs) / sizeof(attrs[0]))
-			return fail(ld, m, -USB_EINVAL, "unknown device attribute '%s'", name_of(m));
-		rc = get_uint(ld, m, attrs[k].max, &v);
+			return scheme__err(ld, m, -USB_EINVAL, "unknown device attribute '%s'", scheme__name_of(m));
+		rc = scheme__get_uint(ld, m, attrs[k].max, &v);
 		if (rc)
 			return rc;
 		switch (k) {
@@ -197,7 +190,7 @@ static int load_device_attrs(struct loader *ld, const config_setting_t *group)
 		case 3: d->bDeviceProtocol = (uint8_t)v; break;
 		case 4:
 			if (v != 8 && v != 16 && v != 32 && v != 64)
-				return fail(ld, m, -USB_ERANGE,
+				return scheme__err(ld, m, -USB_ERANGE,
 					    "bMaxPacketSize0: %u is not 8, 16, 32 or 64", v);
 			d->bMaxPacketSize0 = (uint8_t)v;
 			break;
@@ -218,15 +211,15 @@ static int get_lang(struct loader *ld, const config_setting_t *group, const uint
 	int rc;
 
 	if (!m)
-		return fail(ld, group, -USB_EINVAL, "strings: 'lang' is missing");
-	rc = get_uint(ld, m, 0xffff, &v);
+		return scheme__err(ld, group, -USB_EINVAL, "strings: 'lang' is missing");
+	rc = scheme__get_uint(ld, m, 0xffff, &v);
 	if (rc)
 		return rc;
 	if (v == 0)
-		return fail(ld, m, -USB_ERANGE, "lang: 0 is no language");
+		return scheme__err(ld, m, -USB_ERANGE, "lang: 0 is no language");
 	for (unsigned i = 0; i < n_seen; i++)
 		if (seen[i] == v)
-			return fail(ld, m, -USB_EINVAL, "lang: 0x%04x given twice", v);
+			return scheme__err(ld, m, -USB_EINVAL, "lang: 0x%04x given twice", v);
 	*lang = (uint16_t)v;
 	return 0;
 }
@@ -235,297 +228,28 @@ static int load_device_strings(struct loader *ld, const config_setting_t *list)
 {
 	static const char *const known[] = { "lang", "manufacturer", "product", "serialnumber", NULL };
 	uint16_t seen[SCHEME_MAX_LANGS];
-	int n = config_setting_length(list), rc = check_list(ld, list);
+	int n = config_setting_length(list), rc = scheme__check_list(ld, list);
 
 	for (int i = 0; rc == 0 && i < n; i++) {
 		const config_setting_t *g = config_setting_get_elem(list, (unsigned)i);
 		struct scheme_dev_strings *ds = &ld->s->strings[ld->s->n_strings];
 
 		if (ld->s->n_strings == SCHEME_MAX_LANGS)
-			return fail(ld, g, -USB_ENOSPC, "strings: more than %d languages",
+			return scheme__err(ld, g, -USB_ENOSPC, "strings: more than %d languages",
 				    SCHEME_MAX_LANGS);
-		rc = check_group_of(ld, g, known, "strings");
+		rc = scheme__check_group_of(ld, g, known, "strings");
 		if (rc == 0)
 			rc = get_lang(ld, g, seen, ld->s->n_strings, &ds->lang);
 		for (unsigned k = 0; rc == 0 && k < 3; k++) {
 			const config_setting_t *m = config_setting_get_member(g, known[k + 1]);
 
 			if (m)
-				rc = get_string(ld, m, &ds->s[k]);
+				rc = scheme__get_string(ld, m, &ds->s[k]);
 		}
 		if (rc == 0)
 			seen[ld->s->n_strings++] = ds->lang;
 	}
 	return rc;
-}
-
-/* ---- functions --------------------------------------------------------------- */
-
-/* @st as the text configfs would take: integers in decimal, booleans 1/0,
- * strings as they are, a list of bytes as hex ("05 01 09 06"). */
-static char *value_text(struct loader *ld, const config_setting_t *st, int *rc)
-{
-	char *text = NULL;
-	int n;
-
-	*rc = 0;
-	switch (config_setting_type(st)) {
-	case CONFIG_TYPE_INT:
-	case CONFIG_TYPE_INT64:
-		text = malloc(24);
-		if (text)
-			snprintf(text, 24, "%lld", config_setting_get_int64(st));
-		break;
-	case CONFIG_TYPE_BOOL:
-		text = scheme__strdup(config_setting_get_bool(st) ? "1" : "0");
-		break;
-	case CONFIG_TYPE_STRING:
-		text = scheme__strdup(config_setting_get_string(st));
-		break;
-	case CONFIG_TYPE_LIST:
-	case CONFIG_TYPE_ARRAY:
-		n = config_setting_length(st);
-		text = malloc((size_t)n * 3 + 1);
-		if (text)
-			text[0] = '\0';
-		for (int i = 0; text && i < n; i++) {
-			const config_setting_t *b = config_setting_get_elem(st, (unsigned)i);
-			unsigned v;
-
-			*rc = get_uint(ld, b, 0xff, &v);
-			if (*rc) {
-				free(text);
-				return NULL;
-			}
-			snprintf(text + i * 3, 4, i + 1 < n ? "%02x " : "%02x", v);
-		}
-		break;
-	default:
-		*rc = fail(ld, st, -USB_EINVAL, "%s: must be a number, a boolean, a string or "
-			   "a list of bytes", name_of(st));
-		return NULL;
-	}
-	if (!text)
-		*rc = fail(ld, st, -USB_ENOMEM, "out of memory");
-	return text;
-}
-
-/* Set @attr of @fn to @st's value; read-only attributes are ignored, as
- * libusbgx ignores them. */
-static int set_attr(struct loader *ld, struct scheme_function *fn, const char *attr,
-		    const config_setting_t *st)
-{
-	int rc;
-	char *text = value_text(ld, st, &rc);
-
-	if (!text)
-		return rc;
-	rc = usb_function_instance_set(fn->fi, attr, text);
-	free(text);
-	switch (rc) {
-	case 0:
-	case -USB_EACCES:
-		return 0;
-	case -USB_ENOENT:
-		return fail(ld, st, -USB_EINVAL, "function %s (%s): unknown attribute '%s'",
-			    fn->label, fn->type, attr);
-	case -USB_EINVAL:
-	case -USB_ERANGE:
-		return fail(ld, st, -USB_ERANGE, "function %s (%s): %s: value out of range or "
-			    "invalid", fn->label, fn->type, attr);
-	default:
-		return fail(ld, st, rc, "function %s (%s): %s: %s", fn->label, fn->type, attr,
-			    usb_strerror(rc));
-	}
-}
-
-/* mass_storage's luns = ( { cdrom, ro, nofua, removable, filename }, ... ). */
-static int load_luns(struct loader *ld, struct scheme_function *fn, const config_setting_t *list)
-{
-	static const char *const known[] = { "cdrom", "ro", "nofua", "removable", "filename",
-					     "file", "inquiry_string", NULL };
-	int n = config_setting_length(list), rc = check_list(ld, list);
-
-	if (rc == 0 && n > 16)
-		return fail(ld, list, -USB_ERANGE, "luns: %d LUNs, at most 16", n);
-	for (int i = 0; rc == 0 && i < n; i++) {
-		const config_setting_t *g = config_setting_get_elem(list, (unsigned)i);
-		int m = config_setting_length(g);
-
-		rc = check_group_of(ld, g, known, "a LUN");
-		/* libusbgx's defaults, stated: removable, no medium. */
-		if (rc == 0) {
-			char attr[32];
-
-			snprintf(attr, sizeof(attr), "lun.%d/removable", i);
-			rc = usb_function_instance_set(fn->fi, attr, "1");
-		}
-		for (int k = 0; rc == 0 && k < m; k++) {
-			const config_setting_t *a = config_setting_get_elem(g, (unsigned)k);
-			const char *an = name_of(a);
-			char attr[48];
-
-			if (!strcmp(an, "filename"))
-				an = "file";
-			snprintf(attr, sizeof(attr), "lun.%d/%s", i, an);
-			rc = set_attr(ld, fn, attr, a);
-		}
-	}
-	if (rc == 0)
-		fn->nluns = n > 0 ? (unsigned)n : 1;
-	return rc;
-}
-
-static int load_function_attrs(struct loader *ld, struct scheme_function *fn,
-			       const config_setting_t *group)
-{
-	int n = config_setting_length(group), rc = check_group(ld, group);
-
-	for (int i = 0; rc == 0 && i < n; i++) {
-		const config_setting_t *a = config_setting_get_elem(group, (unsigned)i);
-
-		if (!strcmp(fn->type, SCHEME_MS_TYPE) && !strcmp(name_of(a), "luns"))
-			rc = load_luns(ld, fn, a);
-		else
-			rc = set_attr(ld, fn, name_of(a), a);
-	}
-	return rc;
-}
-
-/* A function's os_descs = ( { interface, compatible_id, sub_compatible_id } ). */
-static int load_function_os_descs(struct loader *ld, struct scheme_function *fn,
-				  const config_setting_t *list)
-{
-	static const char *const known[] = { "interface", "compatible_id", "sub_compatible_id",
-					     NULL };
-	int n = config_setting_length(list), rc = check_list(ld, list);
-
-	for (int i = 0; rc == 0 && i < n; i++) {
-		const config_setting_t *g = config_setting_get_elem(list, (unsigned)i);
-		struct scheme_os_desc *od = &fn->os[fn->n_os];
-
-		if (fn->n_os == SCHEME_MAX_OS_DESCS)
-			return fail(ld, g, -USB_ENOSPC, "os_descs: more than %d interfaces",
-				    SCHEME_MAX_OS_DESCS);
-		rc = check_group_of(ld, g, known, "os_descs");
-		for (unsigned k = 0; rc == 0 && k < 3; k++) {
-			const config_setting_t *m = config_setting_get_member(g, known[k]);
-			char *v = NULL;
-
-			if (!m)
-				continue;
-			rc = get_string(ld, m, &v);
-			if (rc == 0 && k == 0)
-				od->interface = v;
-			else if (rc == 0 && strlen(v) > USB_OS_DESC_COMPAT_ID_LEN)
-				rc = fail(ld, m, -USB_ERANGE, "%s: longer than %d bytes",
-					  known[k], USB_OS_DESC_COMPAT_ID_LEN);
-			else if (rc == 0)
-				memcpy(od->compat + (k - 1) * 8, v, strlen(v));
-			if (k)
-				free(v);
-		}
-		if (rc == 0) {
-			od->desc.ext_compat_id = od->compat;
-			INIT_LIST_HEAD(&od->desc.ext_prop);
-			fn->n_os++;
-		}
-	}
-	return rc;
-}
-
-/* A function definition: { instance; type; attrs; os_descs }. */
-static int load_function(struct loader *ld, const config_setting_t *g, const char *label,
-			 bool inline_def, struct scheme_function **out)
-{
-	static const char *const known[] = { "instance", "type", "attrs", "os_descs", NULL };
-	struct gadget_scheme *s = ld->s;
-	struct scheme_function *fn;
-	const config_setting_t *m;
-	int rc = check_group_of(ld, g, known, "a function");
-
-	if (rc)
-		return rc;
-	if (s->n_functions == SCHEME_MAX_FUNCTIONS)
-		return fail(ld, g, -USB_ENOSPC, "more than %d functions", SCHEME_MAX_FUNCTIONS);
-	fn = &s->functions[s->n_functions++];
-	fn->inline_def = inline_def;
-	fn->where.line = line_of(g);
-	fn->where.file = scheme__strdup(file_of(ld, g));
-	fn->label = scheme__strdup(label);
-	if (!fn->where.file || !fn->label)
-		return fail(ld, g, -USB_ENOMEM, "out of memory");
-	m = config_setting_get_member(g, "type");
-	if (!m)
-		return fail(ld, g, -USB_EINVAL, "function %s: 'type' is missing", label);
-	rc = get_string(ld, m, &fn->type);
-	if (rc)
-		return rc;
-	m = config_setting_get_member(g, "instance");
-	if (!m)
-		return fail(ld, g, -USB_EINVAL, "function %s: 'instance' is missing", label);
-	rc = get_string(ld, m, &fn->instance);
-	if (rc)
-		return rc;
-	for (unsigned i = 0; i + 1 < s->n_functions; i++)
-		if (!strcmp(s->functions[i].type, fn->type) &&
-		    !strcmp(s->functions[i].instance, fn->instance))
-			return fail(ld, g, -USB_EINVAL, "function %s: %s.%s is defined twice "
-				    "(also line %d)", label, fn->type, fn->instance,
-				    s->functions[i].where.line);
-	fn->fi = usb_get_function_instance(fn->type);
-	if (usb_is_err(fn->fi)) {
-		rc = usb_ptr_err(fn->fi);
-		fn->fi = NULL;
-		m = config_setting_get_member(g, "type");
-		if (rc == -USB_ENOENT)
-			return fail(ld, m, -USB_EINVAL, "function %s: unknown type '%s'",
-				    label, fn->type);
-		return fail(ld, m, rc, "function %s: %s", label, usb_strerror(rc));
-	}
-	rc = usb_function_instance_set_name(fn->fi, fn->instance);
-	if (rc && rc != -USB_EOPNOTSUPP)
-		return fail(ld, config_setting_get_member(g, "instance"), rc,
-			    "function %s: instance '%s': %s", label, fn->instance,
-			    usb_strerror(rc));
-	fn->nluns = 1;
-	m = config_setting_get_member(g, "attrs");
-	rc = m ? load_function_attrs(ld, fn, m) : 0;
-	m = config_setting_get_member(g, "os_descs");
-	if (rc == 0 && m)
-		rc = load_function_os_descs(ld, fn, m);
-	if (rc == 0)
-		*out = fn;
-	return rc;
-}
-
-static int load_functions(struct loader *ld, const config_setting_t *group)
-{
-	int n = config_setting_length(group), rc = check_group(ld, group);
-	struct scheme_function *fn;
-
-	for (int i = 0; rc == 0 && i < n; i++) {
-		const config_setting_t *g = config_setting_get_elem(group, (unsigned)i);
-
-		rc = load_function(ld, g, name_of(g), false, &fn);
-	}
-	return rc;
-}
-
-/* A label, or libusbgx's convention TYPE_INSTANCE for an unlabelled one. */
-static struct scheme_function *find_function(struct gadget_scheme *s, const char *label)
-{
-	for (unsigned i = 0; i < s->n_functions; i++)
-		if (!s->functions[i].inline_def && !strcmp(s->functions[i].label, label))
-			return &s->functions[i];
-	for (unsigned i = 0; i < s->n_functions; i++) {
-		size_t t = strlen(s->functions[i].type);
-
-		if (!strncmp(label, s->functions[i].type, t) && label[t] == '_' &&
-		    !strcmp(label + t + 1, s->functions[i].instance))
-			return &s->functions[i];
-	}
-	return NULL;
 }
 
 /* ---- configurations ------------------------------------------------------- */
@@ -540,46 +264,46 @@ static int load_binding(struct loader *ld, struct scheme_config *c, const config
 	int rc = 0;
 
 	if (c->n_bindings == SCHEME_MAX_BINDINGS)
-		return fail(ld, item, -USB_ENOSPC, "configuration %u: more than %d functions",
+		return scheme__err(ld, item, -USB_ENOSPC, "configuration %u: more than %d functions",
 			    c->id, SCHEME_MAX_BINDINGS);
 	if (config_setting_is_group(item)) {
-		rc = check_members(ld, item, known, "a configuration's function");
+		rc = scheme__check_members(ld, item, known, "a configuration's function");
 		if (rc)
 			return rc;
 		fs = config_setting_get_member(item, "function");
 		name = config_setting_get_member(item, "name");
 		if (!fs)
-			return fail(ld, item, -USB_EINVAL, "configuration %u: 'function' is missing",
+			return scheme__err(ld, item, -USB_EINVAL, "configuration %u: 'function' is missing",
 				    c->id);
 	}
 	if (config_setting_type(fs) == CONFIG_TYPE_STRING) {
-		fn = find_function(ld->s, config_setting_get_string(fs));
+		fn = scheme__find_function(ld->s, config_setting_get_string(fs));
 		if (!fn)
-			return fail(ld, fs, -USB_EINVAL, "configuration %u: no function labelled "
+			return scheme__err(ld, fs, -USB_EINVAL, "configuration %u: no function labelled "
 				    "'%s'", c->id, config_setting_get_string(fs));
 	} else if (config_setting_is_group(fs)) {
 		snprintf(label, sizeof(label), "inline_c%u_%u", c->id, c->n_bindings);
-		rc = load_function(ld, fs, label, true, &fn);
+		rc = scheme__load_function(ld, fs, label, true, &fn);
 	} else {
-		return fail(ld, fs, -USB_EINVAL, "configuration %u: a function must be a label "
+		return scheme__err(ld, fs, -USB_EINVAL, "configuration %u: a function must be a label "
 			    "or a group", c->id);
 	}
 	for (unsigned i = 0; rc == 0 && i < c->n_bindings; i++)
 		if (c->bindings[i].fn == fn)
-			return fail(ld, item, -USB_EINVAL, "configuration %u: function %s is "
+			return scheme__err(ld, item, -USB_EINVAL, "configuration %u: function %s is "
 				    "linked twice", c->id, fn->label);
 	if (rc)
 		return rc;
 	b = &c->bindings[c->n_bindings++];
 	b->fn = fn;
-	b->where.line = line_of(item);
-	b->where.file = scheme__strdup(file_of(ld, item));
+	b->where.line = scheme__line_of(item);
+	b->where.file = scheme__strdup(scheme__file_of(ld, item));
 	if (name)
-		rc = get_string(ld, name, &b->name);
+		rc = scheme__get_string(ld, name, &b->name);
 	else
 		b->name = scheme__strdup(fn->label);
 	if (rc == 0 && (!b->name || !b->where.file))
-		rc = fail(ld, item, -USB_ENOMEM, "out of memory");
+		rc = scheme__err(ld, item, -USB_ENOMEM, "out of memory");
 	return rc;
 }
 
@@ -588,23 +312,23 @@ static int load_config_attrs(struct loader *ld, struct scheme_config *c, const c
 	static const char *const known[] = { "bmAttributes", "bMaxPower", NULL };
 	const config_setting_t *m;
 	unsigned v;
-	int rc = check_group_of(ld, g, known, "a configuration's attrs");
+	int rc = scheme__check_group_of(ld, g, known, "a configuration's attrs");
 
 	m = config_setting_get_member(g, "bmAttributes");
 	if (rc == 0 && m) {
-		rc = get_uint(ld, m, 0xff, &v);
+		rc = scheme__get_uint(ld, m, 0xff, &v);
 		/* As configfs: bit 7 set, nothing but self-powered and wakeup. */
 		if (rc == 0 && (!(v & USB_CONFIG_ATT_ONE) ||
 				(v & ~(unsigned)(USB_CONFIG_ATT_ONE | USB_CONFIG_ATT_SELFPOWER |
 						 USB_CONFIG_ATT_WAKEUP))))
-			rc = fail(ld, m, -USB_ERANGE, "bmAttributes: 0x%02x is out of range "
+			rc = scheme__err(ld, m, -USB_ERANGE, "bmAttributes: 0x%02x is out of range "
 				  "(0x80 with 0x40 self-powered, 0x20 remote wakeup)", v);
 		c->c.bmAttributes = (uint8_t)v;
 	}
 	m = config_setting_get_member(g, "bMaxPower");
 	if (rc == 0 && m) {
 		/* configfs's MaxPower, in mA (at most 0xff units of 8 mA). */
-		rc = get_uint(ld, m, 2040, &v);
+		rc = scheme__get_uint(ld, m, 2040, &v);
 		c->c.MaxPower = (uint16_t)v;
 	}
 	return rc;
@@ -615,7 +339,7 @@ static int load_config_strings(struct loader *ld, struct scheme_config *c,
 {
 	static const char *const known[] = { "lang", "configuration", NULL };
 	uint16_t seen[SCHEME_MAX_LANGS];
-	int n = config_setting_length(list), rc = check_list(ld, list);
+	int n = config_setting_length(list), rc = scheme__check_list(ld, list);
 
 	for (int i = 0; rc == 0 && i < n; i++) {
 		const config_setting_t *g = config_setting_get_elem(list, (unsigned)i);
@@ -623,14 +347,14 @@ static int load_config_strings(struct loader *ld, struct scheme_config *c,
 		const config_setting_t *m;
 
 		if (c->n_strings == SCHEME_MAX_LANGS)
-			return fail(ld, g, -USB_ENOSPC, "strings: more than %d languages",
+			return scheme__err(ld, g, -USB_ENOSPC, "strings: more than %d languages",
 				    SCHEME_MAX_LANGS);
-		rc = check_group_of(ld, g, known, "a configuration's strings");
+		rc = scheme__check_group_of(ld, g, known, "a configuration's strings");
 		if (rc == 0)
 			rc = get_lang(ld, g, seen, c->n_strings, &cs->lang);
 		m = rc ? NULL : config_setting_get_member(g, "configuration");
 		if (m)
-			rc = get_string(ld, m, &cs->configuration);
+			rc = scheme__get_string(ld, m, &cs->configuration);
 		if (rc == 0)
 			seen[c->n_strings++] = cs->lang;
 	}
@@ -643,36 +367,36 @@ static int load_config(struct loader *ld, const config_setting_t *g)
 	struct gadget_scheme *s = ld->s;
 	struct scheme_config *c;
 	const config_setting_t *m;
-	int rc = check_group_of(ld, g, known, "a configuration");
+	int rc = scheme__check_group_of(ld, g, known, "a configuration");
 
 	if (rc)
 		return rc;
 	if (s->n_configs == SCHEME_MAX_CONFIGS)
-		return fail(ld, g, -USB_ENOSPC, "more than %d configurations", SCHEME_MAX_CONFIGS);
+		return scheme__err(ld, g, -USB_ENOSPC, "more than %d configurations", SCHEME_MAX_CONFIGS);
 	c = &s->configs[s->n_configs++];
 	c->s = s;
 	c->c.bmAttributes = USB_CONFIG_ATT_ONE;
 	c->c.MaxPower = 2;	/* configfs's default: CONFIG_USB_GADGET_VBUS_DRAW */
-	c->where.line = line_of(g);
-	c->where.file = scheme__strdup(file_of(ld, g));
+	c->where.line = scheme__line_of(g);
+	c->where.file = scheme__strdup(scheme__file_of(ld, g));
 	if (!c->where.file)
-		return fail(ld, g, -USB_ENOMEM, "out of memory");
+		return scheme__err(ld, g, -USB_ENOMEM, "out of memory");
 	m = config_setting_get_member(g, "id");
 	if (!m)
-		return fail(ld, g, -USB_EINVAL, "configuration: 'id' is missing");
-	rc = get_uint(ld, m, 255, &c->id);
+		return scheme__err(ld, g, -USB_EINVAL, "configuration: 'id' is missing");
+	rc = scheme__get_uint(ld, m, 255, &c->id);
 	if (rc == 0 && c->id == 0)
-		rc = fail(ld, m, -USB_ERANGE, "id: 0 is no configuration value (1..255)");
+		rc = scheme__err(ld, m, -USB_ERANGE, "id: 0 is no configuration value (1..255)");
 	for (unsigned i = 0; rc == 0 && i + 1 < s->n_configs; i++)
 		if (s->configs[i].id == c->id)
-			rc = fail(ld, m, -USB_EINVAL, "configuration %u is defined twice", c->id);
+			rc = scheme__err(ld, m, -USB_EINVAL, "configuration %u is defined twice", c->id);
 	if (rc)
 		return rc;
 	c->c.bConfigurationValue = (uint8_t)c->id;
 	m = config_setting_get_member(g, "name");
 	if (!m)
-		return fail(ld, g, -USB_EINVAL, "configuration %u: 'name' is missing", c->id);
-	rc = get_string(ld, m, &c->name);
+		return scheme__err(ld, g, -USB_EINVAL, "configuration %u: 'name' is missing", c->id);
+	rc = scheme__get_string(ld, m, &c->name);
 	m = config_setting_get_member(g, "attrs");
 	if (rc == 0 && m)
 		rc = load_config_attrs(ld, c, m);
@@ -683,7 +407,7 @@ static int load_config(struct loader *ld, const config_setting_t *g)
 	if (rc == 0 && m) {
 		int n = config_setting_length(m);
 
-		rc = check_list(ld, m);
+		rc = scheme__check_list(ld, m);
 		for (int i = 0; rc == 0 && i < n; i++)
 			rc = load_binding(ld, c, config_setting_get_elem(m, (unsigned)i));
 	}
@@ -692,7 +416,7 @@ static int load_config(struct loader *ld, const config_setting_t *g)
 
 static int load_configs(struct loader *ld, const config_setting_t *list)
 {
-	int n = config_setting_length(list), rc = check_list(ld, list);
+	int n = config_setting_length(list), rc = scheme__check_list(ld, list);
 
 	for (int i = 0; rc == 0 && i < n; i++)
 		rc = load_config(ld, config_setting_get_elem(list, (unsigned)i));
@@ -706,28 +430,28 @@ static int load_os_descs(struct loader *ld, const config_setting_t *g)
 	struct gadget_scheme *s = ld->s;
 	const config_setting_t *m;
 	unsigned v;
-	int rc = check_group_of(ld, g, known, "os_descs");
+	int rc = scheme__check_group_of(ld, g, known, "os_descs");
 
 	s->has_os_descs = true;
 	m = rc ? NULL : config_setting_get_member(g, "use");
 	if (m) {
 		if (config_setting_type(m) == CONFIG_TYPE_BOOL)
 			s->os_use = config_setting_get_bool(m);
-		else if ((rc = get_uint(ld, m, 1, &v)) == 0)
+		else if ((rc = scheme__get_uint(ld, m, 1, &v)) == 0)
 			s->os_use = v;
 	}
 	m = rc ? NULL : config_setting_get_member(g, "b_vendor_code");
-	if (m && (rc = get_uint(ld, m, 0xff, &v)) == 0)
+	if (m && (rc = scheme__get_uint(ld, m, 0xff, &v)) == 0)
 		s->os_vendor_code = (uint8_t)v;
 	m = rc ? NULL : config_setting_get_member(g, "qw_sign");
 	if (m) {
-		rc = get_string(ld, m, &s->os_qw_sign);
+		rc = scheme__get_string(ld, m, &s->os_qw_sign);
 		if (rc == 0 && strlen(s->os_qw_sign) > OS_STRING_QW_SIGN_LEN / 2)
-			rc = fail(ld, m, -USB_ERANGE, "qw_sign: longer than %d characters",
+			rc = scheme__err(ld, m, -USB_ERANGE, "qw_sign: longer than %d characters",
 				  OS_STRING_QW_SIGN_LEN / 2);
 	}
 	m = rc ? NULL : config_setting_get_member(g, "config_id");
-	if (m && (rc = get_uint(ld, m, 255, &v)) == 0)
+	if (m && (rc = scheme__get_uint(ld, m, 255, &v)) == 0)
 		s->os_config_id = v;
 	return rc;
 }
@@ -737,17 +461,17 @@ static int load_root(struct loader *ld, const config_setting_t *root)
 	static const char *const known[] = { "attrs", "strings", "functions", "configs",
 					     "os_descs", NULL };
 	const config_setting_t *m;
-	int rc = check_members(ld, root, known, "the gadget");
+	int rc = scheme__check_members(ld, root, known, "the gadget");
 
 	m = rc ? NULL : config_setting_get_member(root, "attrs");
-	if (m && (rc = check_group(ld, m)) == 0)
+	if (m && (rc = scheme__check_group(ld, m)) == 0)
 		rc = load_device_attrs(ld, m);
 	m = rc ? NULL : config_setting_get_member(root, "strings");
 	if (m)
 		rc = load_device_strings(ld, m);
 	m = rc ? NULL : config_setting_get_member(root, "functions");
 	if (m)
-		rc = load_functions(ld, m);
+		rc = scheme__load_functions(ld, m);
 	m = rc ? NULL : config_setting_get_member(root, "configs");
 	if (m)
 		rc = load_configs(ld, m);
@@ -760,7 +484,7 @@ static int load_root(struct loader *ld, const config_setting_t *root)
 		while (i < ld->s->n_configs && ld->s->configs[i].id != ld->s->os_config_id)
 			i++;
 		if (i == ld->s->n_configs)
-			rc = fail(ld, config_setting_get_member(m, "config_id"), -USB_EINVAL,
+			rc = scheme__err(ld, config_setting_get_member(m, "config_id"), -USB_EINVAL,
 				  "os_descs: no configuration %u", ld->s->os_config_id);
 	}
 	return rc;
