@@ -174,6 +174,18 @@ static int run(const char *const *args, const char *err_file, char *out, size_t 
 	return WEXITSTATUS(status);
 }
 
+/* The whole of file @path (a few KiB at most) into @buf, terminated. */
+static void read_text(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	assert_non_null(f);
+	n = fread(buf, 1, size - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+}
+
 struct host_view {
 	uint8_t dev[18];
 	uint8_t cfg[512];
@@ -288,7 +300,6 @@ static void test_gadgetd_check(void **state)
 	const char *good_args[] = { good, "--check", NULL };
 	const char *bad_args[] = { good, bad, "--check", NULL };
 	FILE *f;
-	size_t n;
 
 	(void)state;
 	scheme_path(good, sizeof(good), "mass_storage.scheme");
@@ -302,11 +313,7 @@ static void test_gadgetd_check(void **state)
 	fclose(f);
 	snprintf(err_file, sizeof(err_file), "%s/stderr", tmpdir);
 	assert_int_equal(run(bad_args, err_file, NULL, 0), 2);
-	f = fopen(err_file, "r");
-	assert_non_null(f);
-	n = fread(errs, 1, sizeof(errs) - 1, f);
-	errs[n] = '\0';
-	fclose(f);
+	read_text(err_file, errs, sizeof(errs));
 	assert_non_null(strstr(errs, "bad.scheme:3: function x: unknown type 'printer'"));
 }
 
@@ -368,19 +375,13 @@ static int ctl_set(const char *sock, const char *busid, const char *fn, const ch
 {
 	char err_file[160];
 	const char *args[] = { "--control", sock, "set", busid, fn, attr, value, NULL };
-	FILE *f;
-	size_t n;
 	int rc;
 
 	snprintf(err_file, sizeof(err_file), "%s/ctl.err", tmpdir);
 	spawn_path = ctl_path;
 	rc = run(args, err_file, NULL, 0);
 	spawn_path = NULL;
-	f = fopen(err_file, "r");
-	assert_non_null(f);
-	n = fread(errs, 1, size - 1, f);
-	errs[n] = '\0';
-	fclose(f);
+	read_text(err_file, errs, size);
 	return rc;
 }
 
@@ -436,8 +437,6 @@ static void test_gadgetd_shared_file(void **state)
 	const char *both_ro[] = { a, b, "--check", NULL };
 	const char *one_rw[] = { a, c, "--check", NULL };
 	const char *serve_rw[] = { a, c, "--port", "0", NULL };
-	FILE *f;
-	size_t n;
 
 	(void)state;
 	write_scheme("a.scheme", true);
@@ -450,11 +449,7 @@ static void test_gadgetd_shared_file(void **state)
 	assert_int_equal(run(both_ro, NULL, NULL, 0), 0);
 	assert_int_equal(run(one_rw, err_file, NULL, 0), 2);
 	assert_int_equal(run(serve_rw, err_file, NULL, 0), 2);
-	f = fopen(err_file, "r");
-	assert_non_null(f);
-	n = fread(errs, 1, sizeof(errs) - 1, f);
-	errs[n] = '\0';
-	fclose(f);
+	read_text(err_file, errs, sizeof(errs));
 	assert_non_null(strstr(errs, "c.scheme:1: function ms LUN 0: "));
 	assert_non_null(strstr(errs, "disk.img is also served by function ms LUN 0"));
 	assert_non_null(strstr(errs, "not both read-only"));
