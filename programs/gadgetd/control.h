@@ -33,10 +33,11 @@ typedef int (*gadgetd_control_set_fn)(void *ctx, unsigned index, const char *fun
 
 /**
  * gadgetd_control_start() - listen on @path (a stale socket there is
- * replaced; a live one is not) for @n gadgets named by @busids and
- * @schemes (borrowed until gadgetd_control_stop()); @set (with @ctx)
- * answers set requests.
- * Return: 0; -USB_EADDRINUSE (a daemon answers on @path); -USB_ENAMETOOLONG;
+ * replaced; a live one, or a file that is no socket, is not) for @n
+ * gadgets named by @busids and @schemes (borrowed until
+ * gadgetd_control_stop()); @set (with @ctx) answers set requests.
+ * Return: 0; -USB_EADDRINUSE (a daemon answers on @path, or it is no
+ * socket); -USB_ENAMETOOLONG;
  * -USB_ENOMEM; -USB_EIO (a socket or thread call failed).
  */
 int gadgetd_control_start(const char *path, unsigned n, const char *const *busids,

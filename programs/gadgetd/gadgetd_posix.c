@@ -402,7 +402,7 @@ static int serve(const struct options *o, struct gadget_scheme **s)
 					   control_set, NULL, &control);
 		if (rc < 0)
 			fprintf(stderr, "%s: --control %s: %s\n", prog, o->control,
-				rc == -USB_EADDRINUSE ? "a daemon answers there already"
+				rc == -USB_EADDRINUSE ? "in use (a daemon answers there, or it is no socket)"
 						      : usb_strerror(rc));
 	}
 	if (rc == 0) {
