@@ -228,7 +228,7 @@ static void check_acm_descs(uint8_t first)
 	assert_memory_equal(find_desc(USB_DT_CS_INTERFACE, 0x01, 0),
 			    ((uint8_t[]){ 5, 0x24, 0x01, 0x00, (uint8_t)(first + 1) }), 5);
 	assert_memory_equal(find_desc(USB_DT_CS_INTERFACE, 0x02, 0),
-			    ((uint8_t[]){ 4, 0x24, 0x02, 0x06 }), 4);
+			    ((uint8_t[]){ 4, 0x24, 0x02, 0x02 }), 4);
 	assert_memory_equal(find_desc(USB_DT_CS_INTERFACE, 0x06, 0),
 			    ((uint8_t[]){ 5, 0x24, 0x06, first, (uint8_t)(first + 1) }), 5);
 	/* Notify: interrupt IN, 10 bytes, 2^(9-1) microframes (32 ms). */

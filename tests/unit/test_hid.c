@@ -150,13 +150,15 @@ static int ctrl(uint8_t type, uint8_t req, uint16_t value, uint16_t index, void 
 
 static void test_descriptors(void **state)
 {
-	static const uint8_t intf[9] = { 9, 4, 0, 0, 2, 3, 1, 1, 0 };
-	static const uint8_t hid[9] = { 9, 0x21, 0x11, 0x01, 0, 1, 0x22, 63, 0 };
+	static const uint8_t intf[8] = { 9, 4, 0, 0, 2, 3, 1, 1 };
+	/* bcdHID 1.01, as Linux's f_hid. */
+	static const uint8_t hid[9] = { 9, 0x21, 0x01, 0x01, 0, 1, 0x22, 63, 0 };
 	uint8_t buf[128];
 
 	(void)state;
 	start();
 	assert_memory_equal(C + 9, intf, sizeof(intf));
+	assert_int_not_equal(C[9 + 8], 0);	/* iInterface: "HID Interface" */
 	assert_memory_equal(C + 18, hid, sizeof(hid));
 	/* Interrupt IN, 8 bytes, 2^(4-1) microframes; then OUT alike. */
 	assert_memory_equal(C + 27 + 3, ((uint8_t[]){ 3, 8, 0, 4 }), 4);

@@ -23,6 +23,7 @@
 #include "composite/composite.h"
 #include "composite/f_loopback.h"
 #include "composite/inproc_host.h"
+#include "inproc_string.h"
 #include "composite/mass_storage.h"
 #include "composite/registry.h"
 #include "composite/sourcesink.h"
@@ -533,26 +534,6 @@ static unsigned intf_classes(const uint8_t *cfg, int len, uint8_t *classes, uint
 	return n;
 }
 
-static int get_string(struct usb_inproc_host *h, uint8_t index, uint16_t lang, char *out,
-		      size_t size)
-{
-	struct usb_ctrlrequest rq = {
-		.bRequestType = USB_DIR_IN, .bRequest = USB_REQ_GET_DESCRIPTOR,
-		.wValue = USB_CPU_TO_LE16((USB_DT_STRING << 8) | index),
-		.wIndex = USB_CPU_TO_LE16(lang), .wLength = USB_CPU_TO_LE16(255),
-	};
-	uint8_t buf[255];
-	int n = usb_inproc_host_control(h, &rq, buf, TMO);
-	size_t k = 0;
-
-	if (n < 2)
-		return n < 0 ? n : -USB_EPROTO;
-	for (int i = 2; i + 1 < n && k + 1 < size; i += 2)
-		out[k++] = (char)buf[i];	/* the tests' strings are ASCII */
-	out[k] = '\0';
-	return n;
-}
-
 static void test_device(void **state)
 {
 	struct usb_inproc_host_config hc = { .udc_name = "registry.0",
@@ -576,13 +557,13 @@ static void test_device(void **state)
 	assert_int_equal(classes[0], USB_CLASS_MASS_STORAGE);
 	assert_int_equal(classes[1], USB_CLASS_VENDOR_SPEC);
 	assert_int_not_equal(str_id, 0);
-	assert_true(get_string(h, str_id, 0x0409, s, sizeof(s)) > 0);
+	assert_true(inproc_get_string(h, str_id, 0x0409, s, sizeof(s)) > 0);
 	assert_string_equal(s, "own function");
-	assert_true(get_string(h, str_id, 0x0407, s, sizeof(s)) > 0);
+	assert_true(inproc_get_string(h, str_id, 0x0407, s, sizeof(s)) > 0);
 	assert_string_equal(s, "eigene Funktion");
-	assert_true(get_string(h, (uint8_t)(str_id + 1), 0x0407, s, sizeof(s)) > 0);
+	assert_true(inproc_get_string(h, (uint8_t)(str_id + 1), 0x0407, s, sizeof(s)) > 0);
 	assert_string_equal(s, "zweite");
-	len = get_string(h, 0, 0, s, sizeof(s));	/* the LANGID list */
+	len = inproc_get_string(h, 0, 0, s, sizeof(s));	/* the LANGID list */
 	assert_true(len >= 6);
 
 	len = usb_inproc_host_enumerate(h, USB_SPEED_HIGH, 2, NULL, cfg, sizeof(cfg), TMO);

@@ -83,7 +83,7 @@ static void fill_static_descs(struct f_acm *acm)
 	acm->acm_desc = (struct usb_cdc_acm_descriptor){
 		.bLength = sizeof(acm->acm_desc), .bDescriptorType = USB_DT_CS_INTERFACE,
 		.bDescriptorSubType = USB_CDC_ACM_TYPE,
-		.bmCapabilities = USB_CDC_CAP_LINE | USB_CDC_CAP_BRK,
+		.bmCapabilities = USB_CDC_CAP_LINE,	/* as Linux's f_acm (SEND_BREAK is answered all the same) */
 	};
 	acm->union_desc = (struct usb_cdc_union_desc){
 		.bLength = sizeof(acm->union_desc), .bDescriptorType = USB_DT_CS_INTERFACE,
@@ -132,6 +132,12 @@ static int acm_bind(struct usb_configuration *c, struct usb_function *f)
 	us = usb_gstrings_attach(c->cdev, acm_strings, ACM_N_STRINGS);
 	if (usb_is_err(us))
 		return (int)usb_ptr_err(us);
+	/* Linux attaches ARRAY_SIZE(acm_string_defs) strings: its table's
+	 * terminator takes an id too (an empty string). Take it, so the ids
+	 * after this function's are the kernel's. */
+	id = usb_string_id(c->cdev);
+	if (id < 0)
+		return id;
 	acm->ctrl_intf.iInterface = us[ACM_CTRL_IDX].id;
 	acm->data_intf.iInterface = us[ACM_DATA_IDX].id;
 	acm->iad.iFunction = us[ACM_IAD_IDX].id;

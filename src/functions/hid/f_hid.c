@@ -26,9 +26,22 @@
 #define CLS_OUT ((unsigned)(USB_DIR_OUT | USB_TYPE_CLASS | USB_RECIP_INTERFACE) << 8)
 
 /* The HID descriptor (HID 1.11 6.2.1) with one class descriptor, the
- * report descriptor: bLength, type, bcdHID 1.11, country 0, 1 descriptor,
- * its type and wDescriptorLength (little-endian). */
+ * report descriptor: bLength, type, bcdHID 1.01 (what Linux's f_hid
+ * announces), country 0, 1 descriptor, its type and wDescriptorLength
+ * (little-endian). */
 #define HID_DESC_SIZE 9
+
+/* The interface string, Linux's f_hid's. */
+enum { HID_STRING_INTF, HID_N_STRINGS };
+static struct usb_string hid_string_defs[] = {
+	[HID_STRING_INTF] = { 0, "HID Interface" },
+	{ 0, NULL },
+};
+static struct usb_gadget_strings hid_string_table = {
+	.language = USB_LANGID_EN_US,
+	.strings = hid_string_defs,
+};
+static struct usb_gadget_strings *hid_strings[] = { &hid_string_table, NULL };
 
 const uint8_t hid_boot_keyboard_report_desc[63] = {
 	0x05, 0x01, 0x09, 0x06, 0xa1, 0x01,	/* Generic Desktop, Keyboard, Application */
@@ -409,8 +422,18 @@ static void build_lists(struct f_hidg *h)
 static int hid_bind(struct usb_configuration *c, struct usb_function *f)
 {
 	struct f_hidg *h = func_to_hidg(f);
-	int id = usb_interface_id(c, f), rc;
+	struct usb_string *us = usb_gstrings_attach(c->cdev, hid_strings, HID_N_STRINGS);
+	int id, rc;
 
+	if (usb_is_err(us))
+		return (int)usb_ptr_err(us);
+	/* Linux attaches ARRAY_SIZE(ct_func_string_defs) strings: its table's
+	 * terminator takes an id too (an empty string). Take it, so the ids
+	 * after this function's are the kernel's. */
+	id = usb_string_id(c->cdev);
+	if (id < 0)
+		return id;
+	id = usb_interface_id(c, f);
 	if (id < 0)
 		return id;
 	rc = claim_eps(h, c->cdev->gadget);
@@ -421,10 +444,11 @@ static int hid_bind(struct usb_configuration *c, struct usb_function *f)
 		.bInterfaceNumber = (uint8_t)id, .bNumEndpoints = h->out_ep ? 2 : 1,
 		.bInterfaceClass = USB_CLASS_HID, .bInterfaceSubClass = h->opts.subclass,
 		.bInterfaceProtocol = h->opts.protocol,
+		.iInterface = us[HID_STRING_INTF].id,
 	};
 	{
 		const uint8_t d[HID_DESC_SIZE] = {
-			HID_DESC_SIZE, HID_DT_HID, 0x11, 0x01, 0, 1, HID_DT_REPORT,
+			HID_DESC_SIZE, HID_DT_HID, 0x01, 0x01, 0, 1, HID_DT_REPORT,
 			(uint8_t)h->opts.report_desc_length,
 			(uint8_t)(h->opts.report_desc_length >> 8),
 		};

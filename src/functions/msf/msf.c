@@ -97,11 +97,18 @@ static int fsg_bind(struct usb_configuration *c, struct usb_function *f)
 	fsg->stringtabs[0] = &fsg->stringtab;
 	fsg->stringtabs[1] = NULL;
 	rc = usb_string_ids_tab(c->cdev, fsg->strings);
+	/* Linux attaches ARRAY_SIZE(fsg_strings) strings: the table's
+	 * terminator takes an id too (an empty string). Take it, so the ids
+	 * after this function's are the kernel's. */
+	if (rc == 0 && (rc = usb_string_id(c->cdev)) > 0)
+		rc = 0;
 	if (rc)
 		goto fail_out;
 	fsg->intf_desc.iInterface = fsg->strings[0].id;
 	f->strings = fsg->stringtabs;
 
+	/* As Linux's fsg_hs_bulk_out_desc: "NAK every 1 uframe". */
+	fsg->pair.hs_out.bInterval = 1;
 	fsg->fs_list[0] = fsg->hs_list[0] = fsg->ss_list[0] =
 		(struct usb_descriptor_header *)&fsg->intf_desc;
 	fsg->fs_list[1 + fn_bulk_pair_descs(&fsg->pair, USB_SPEED_FULL, fsg->fs_list + 1)] = NULL;

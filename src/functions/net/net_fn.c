@@ -130,6 +130,11 @@ static int take_ids(struct usb_configuration *c, struct net_fn *n)
 
 	if (usb_is_err(us))
 		return (int)usb_ptr_err(us);
+	/* Linux attaches ARRAY_SIZE(ecm_string_defs) (ncm_string_defs)
+	 * strings: the table's terminator takes an id too (an empty string).
+	 * Take it, so the ids after this function's are the kernel's. */
+	if ((id = usb_string_id(c->cdev)) < 0)
+		return id;
 	n->ctrl_intf.iInterface = us[NET_CTRL_IDX].id;
 	n->ether_desc.iMACAddress = us[NET_MAC_IDX].id;
 	n->data_intf.iInterface = us[NET_DATA_IDX].id;

@@ -1,0 +1,207 @@
+/*
+ * gadgetctl_posix.c - composite-gadgetctl: asks a composite-gadgetd
+ * through its control socket (control.h) and prints the answer.
+ *
+ *   composite-gadgetctl --control PATH [--json] list
+ *   composite-gadgetctl --control PATH set BUSID FUNCTION ATTR [VALUE]
+ *
+ * list: one line per gadget, BUSID STATE PEER SCHEME (a table), or with
+ * --json an array of { "busid", "attached", "peer", "scheme" } objects.
+ * set: write a function's attribute in the running gadget, e.g.
+ * `set 1-1 mass_storage_0 lun.0/file /srv/other.img` (a medium change;
+ * no VALUE ejects) or `set 1-1 mass_storage_0 lun.0/forced_eject 1`.
+ * Exit 0; 1 when the daemon cannot be reached or answers an error (its
+ * message on stderr); 2 for bad arguments. POSIX: one socket, stdio.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+static const char prog[] = "composite-gadgetctl";
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: %s --control PATH [--json] list\n"
+		"       %s --control PATH set BUSID FUNCTION ATTR [VALUE]\n", prog, prog);
+	return 2;
+}
+
+static int connect_to(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct timeval tv = { .tv_sec = 5 };
+	int fd;
+
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		fprintf(stderr, "%s: %s: path too long\n", prog, path);
+		return -1;
+	}
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		fprintf(stderr, "%s: %s: %s (is composite-gadgetd running with --control?)\n",
+			prog, path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	return fd;
+}
+
+/* @s as a JSON string. */
+static void json_string(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			printf("\\%c", ch);
+		else if (ch < 0x20)
+			printf("\\u%04x", ch);
+		else
+			putchar(ch);
+	}
+	putchar('"');
+}
+
+/* One "BUSID\tSTATE\tPEER\tSCHEME" line, printed as asked. */
+static int print_gadget(char *line, bool json, bool first)
+{
+	char *f[4];
+	unsigned n = 0;
+
+	line[strcspn(line, "\n")] = '\0';
+	for (char *p = line; n < 4; n++) {
+		f[n] = p;
+		p = strchr(p, '\t');
+		if (!p && n < 3)
+			return -1;
+		if (p)
+			*p++ = '\0';
+	}
+	if (!json) {
+		printf("%-6s %-9s %-22s %s\n", f[0], f[1], f[2], f[3]);
+		return 0;
+	}
+	printf("%s\n  { \"busid\": ", first ? "" : ",");
+	json_string(f[0]);
+	printf(", \"attached\": %s, \"peer\": ", strcmp(f[1], "attached") ? "false" : "true");
+	if (strcmp(f[2], "-"))
+		json_string(f[2]);
+	else
+		printf("null");
+	printf(", \"scheme\": ");
+	json_string(f[3]);
+	printf(" }");
+	return 0;
+}
+
+static int list(int fd, bool json)
+{
+	FILE *in = fdopen(fd, "r");
+	char line[8192];
+	unsigned n, i = 0;
+
+	if (!in) {
+		close(fd);
+		return 1;
+	}
+	if (!fgets(line, sizeof(line), in)) {
+		fprintf(stderr, "%s: no answer\n", prog);
+		fclose(in);
+		return 1;
+	}
+	if (sscanf(line, "ok %u", &n) != 1) {
+		fprintf(stderr, "%s: %s", prog, line);
+		fclose(in);
+		return 1;
+	}
+	if (json)
+		printf("[");
+	else
+		printf("%-6s %-9s %-22s %s\n", "BUSID", "STATE", "PEER", "SCHEME");
+	for (; i < n && fgets(line, sizeof(line), in); i++)
+		if (print_gadget(line, json, i == 0) < 0)
+			break;
+	if (json)
+		printf("%s]\n", n ? "\n" : "");
+	fclose(in);
+	if (i != n) {
+		fprintf(stderr, "%s: the answer ended after %u of %u gadgets\n", prog, i, n);
+		return 1;
+	}
+	return 0;
+}
+
+/* The one-line answer to a set: "ok", or the daemon's error. */
+static int answer(int fd)
+{
+	FILE *in = fdopen(fd, "r");
+	char line[1024];
+	int rc = 1;
+
+	if (!in) {
+		close(fd);
+		return 1;
+	}
+	if (!fgets(line, sizeof(line), in))
+		fprintf(stderr, "%s: no answer\n", prog);
+	else if (!strcmp(line, "ok\n"))
+		rc = 0;
+	else
+		fprintf(stderr, "%s: %s", prog, line);
+	fclose(in);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	const char *path = NULL, *pos[6];
+	unsigned n = 0;
+	bool json = false;
+	char req[1024];
+	int fd, len;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--control") && i + 1 < argc)
+			path = argv[++i];
+		else if (!strcmp(argv[i], "--json"))
+			json = true;
+		else if (argv[i][0] != '-' && n < 6)
+			pos[n++] = argv[i];
+		else
+			return usage();
+	}
+	if (!path || n == 0)
+		return usage();
+	if (!strcmp(pos[0], "list") && n == 1)
+		len = snprintf(req, sizeof(req), "list\n");
+	else if (!strcmp(pos[0], "set") && (n == 4 || n == 5))
+		len = snprintf(req, sizeof(req), "set %s %s %s %s\n", pos[1], pos[2], pos[3],
+			       n == 5 ? pos[4] : "");
+	else
+		return usage();
+	if (len < 0 || (size_t)len >= sizeof(req) || strchr(req, '\n') != req + len - 1) {
+		fprintf(stderr, "%s: request too long or holding a newline\n", prog);
+		return 2;
+	}
+	fd = connect_to(path);
+	if (fd < 0)
+		return 1;
+	if (send(fd, req, (size_t)len, MSG_NOSIGNAL) != len) {
+		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
+		close(fd);
+		return 1;
+	}
+	return pos[0][0] == 'l' ? list(fd, json) : answer(fd);
+}
