@@ -5,7 +5,10 @@
  * given, all on one server (composite/usbip.h).
  *
  *   composite-gadgetd SCHEME... [--address A] [--port P] [--control PATH]
- *                     [--check] [--export]
+ *                     [--capture DIR] [--check] [--export]
+ *
+ * A SCHEME that is a directory stands for its *.scheme files in name
+ * order (the systemd unit passes /etc/composite-gadgetd/).
  *
  * --check loads every scheme and binds it to the in-process host
  * (composite/inproc_host.h), reads its descriptors as a host would, and
@@ -14,16 +17,19 @@
  * line naming its busid and file. Otherwise it serves until SIGINT or
  * SIGTERM, then unbinds every gadget, closes every file and exits 0.
  * --control PATH answers requests on a Unix socket there (control.h,
- * composite-gadgetctl).
+ * composite-gadgetctl). --capture DIR writes every gadget's URBs from the
+ * first one to DIR/usbip-BUSID.pcap (usbip_server_set_capture()).
  * Exit 1: the server could not start; 2: bad arguments or schemes.
  * POSIX: signals and stdio; owns the schemes and the server.
  */
 #define _XOPEN_SOURCE 700	/* realpath */
 
+#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "composite/composite.h"
 #include "composite/errors.h"
@@ -38,10 +44,13 @@ struct options {
 	const char *address;
 	unsigned port;
 	const char *control;
+	const char *capture;
 	bool check;
 	bool export;
 	const char *schemes[USBIP_MAX_DEVICES];
 	unsigned n_schemes;
+	char *owned[USBIP_MAX_DEVICES];	/* paths found in directories */
+	unsigned n_owned;
 };
 
 static struct usbip_server *server;
@@ -57,11 +66,13 @@ static void on_signal(int sig)
 static int usage(void)
 {
 	fprintf(stderr, "usage: %s SCHEME... [--address A] [--port P] [--control PATH]\n"
-		"         [--check] [--export]\n"
+		"         [--capture DIR] [--check] [--export]\n"
 		"  serves each scheme as one gadget (busids 1-1, 1-2 ...) over USB/IP;\n"
+		"  a directory stands for its *.scheme files in name order;\n"
 		"  --check: load and bind every scheme against the in-process host, exit 0 or 2\n"
 		"  --export: as --check, then write each gadget's scheme to stdout\n"
 		"  --control PATH: answer composite-gadgetctl on a Unix socket (mode 0600)\n"
+		"  --capture DIR: every gadget's URBs to DIR/usbip-BUSID.pcap (usbmon pcap)\n"
 		"  defaults: --address 127.0.0.1 --port %u\n", prog, USBIP_PORT_DEFAULT);
 	return 2;
 }
@@ -74,6 +85,63 @@ static int parse_port(const char *s, unsigned *out)
 	if (!*s || *end || v > 65535)
 		return -1;
 	*out = (unsigned)v;
+	return 0;
+}
+
+static int add_scheme(struct options *o, const char *path)
+{
+	if (o->n_schemes == USBIP_MAX_DEVICES) {
+		fprintf(stderr, "%s: at most %d schemes\n", prog, USBIP_MAX_DEVICES);
+		return -1;
+	}
+	o->schemes[o->n_schemes++] = path;
+	return 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A scheme file, or a directory: its *.scheme files in name order. */
+static int add_scheme_arg(struct options *o, const char *arg)
+{
+	unsigned first = o->n_owned;
+	struct dirent *e;
+	struct stat st;
+	DIR *d;
+
+	if (stat(arg, &st) != 0 || !S_ISDIR(st.st_mode))
+		return add_scheme(o, arg);	/* a missing file: the loader says so */
+	d = opendir(arg);
+	if (!d) {
+		fprintf(stderr, "%s: %s: cannot read the directory\n", prog, arg);
+		return -1;
+	}
+	while ((e = readdir(d)) != NULL) {
+		size_t n = strlen(e->d_name);
+		char *path;
+
+		if (n <= 7 || strcmp(e->d_name + n - 7, ".scheme") || e->d_name[0] == '.')
+			continue;
+		if (o->n_owned == USBIP_MAX_DEVICES) {
+			fprintf(stderr, "%s: at most %d schemes\n", prog, USBIP_MAX_DEVICES);
+			closedir(d);
+			return -1;
+		}
+		path = malloc(strlen(arg) + n + 2);
+		if (!path) {
+			closedir(d);
+			return -1;
+		}
+		sprintf(path, "%s/%s", arg, e->d_name);
+		o->owned[o->n_owned++] = path;
+	}
+	closedir(d);
+	qsort(o->owned + first, o->n_owned - first, sizeof(o->owned[0]), by_name);
+	for (unsigned i = first; i < o->n_owned; i++)
+		if (add_scheme(o, o->owned[i]))
+			return -1;
 	return 0;
 }
 
@@ -95,21 +163,19 @@ static int parse_args(struct options *o, int argc, char **argv)
 			}
 		} else if (!strcmp(a, "--control") && i + 1 < argc) {
 			o->control = argv[++i];
-		} else if (!strcmp(a, "--capture")) {
-			fprintf(stderr, "%s: %s: not yet supported\n", prog, a);
-			return 2;
+		} else if (!strcmp(a, "--capture") && i + 1 < argc) {
+			o->capture = argv[++i];
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			return usage();
 		} else if (a[0] == '-' && a[1]) {
 			fprintf(stderr, "%s: unknown option %s\n", prog, a);
 			return usage();
-		} else if (o->n_schemes == USBIP_MAX_DEVICES) {
-			fprintf(stderr, "%s: at most %d schemes\n", prog, USBIP_MAX_DEVICES);
+		} else if (add_scheme_arg(o, a)) {
 			return 2;
-		} else {
-			o->schemes[o->n_schemes++] = a;
 		}
 	}
+	if (!o->n_schemes)
+		fprintf(stderr, "%s: no scheme given (or none in the directories given)\n", prog);
 	return o->n_schemes ? 0 : usage();
 }
 
@@ -374,10 +440,12 @@ static int serve(const struct options *o, struct gadget_scheme **s)
 	cfg.address = o->address;
 	cfg.port = o->port;
 	cfg.num_devices = o->n_schemes;
+	cfg.capture_dir = o->capture;
 	cfg.event = on_event;
 	rc = usbip_server_create(&cfg, &server);
 	if (rc < 0) {
-		fprintf(stderr, "%s: cannot serve on %s:%u: %s\n", prog, o->address, o->port,
+		fprintf(stderr, "%s: cannot serve on %s:%u%s%s: %s\n", prog, o->address, o->port,
+			o->capture ? " with --capture " : "", o->capture ? o->capture : "",
 			usb_strerror(rc));
 		return 1;
 	}
@@ -434,9 +502,10 @@ int main(int argc, char **argv)
 	struct gadget_scheme *s[USBIP_MAX_DEVICES] = { NULL };
 	int status = parse_args(&o, argc, argv);
 
-	if (status)
-		return status;
-	status = load_all(&o, s);
+	if (status == 0)
+		status = load_all(&o, s);
+	else
+		goto out;
 	if (check_shared_files(&o, s))
 		status = 2;
 	if (o.check || o.export) {
@@ -448,6 +517,9 @@ int main(int argc, char **argv)
 	}
 	for (unsigned i = 0; i < o.n_schemes; i++)
 		gadget_scheme_free(s[i]);
+out:
+	for (unsigned i = 0; i < o.n_owned; i++)
+		free(o.owned[i]);
 	fflush(stdout);
 	return status;
 }

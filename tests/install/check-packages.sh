@@ -66,7 +66,19 @@ echo "libcomposite-dev installed: consumers built against /usr with no hints"
 if [ -n "$gadgetd_deb" ]; then
 	schemes=$(dpkg -L composite-gadgetd | grep '\.scheme$' || true)
 	[ -n "$schemes" ] || fail "composite-gadgetd ships no schemes"
-	# shellcheck disable=SC2086
-	composite-gadgetd --check $schemes || fail "composite-gadgetd --check failed on the shipped schemes"
-	echo "composite-gadgetd installed: --check passed on $(echo $schemes | wc -w) shipped schemes"
+	# Each example serves disk.img of the folder it runs in, so each is
+	# checked alone (two of them on one file would be refused).
+	mkdir -p "$scratch/run" && truncate -s 16M "$scratch/run/disk.img"
+	for s in $schemes; do
+		(cd "$scratch/run" && composite-gadgetd --check "$s") ||
+			fail "composite-gadgetd --check $s failed"
+	done
+	unit=$(dpkg -L composite-gadgetd | grep 'composite-gadgetd\.service$') ||
+		fail "composite-gadgetd ships no systemd unit"
+	if command -v systemd-analyze >/dev/null; then
+		systemd-analyze verify "$unit" >"$scratch/unit.log" 2>&1 ||
+			{ cat "$scratch/unit.log"; fail "systemd-analyze rejects $unit"; }
+	fi
+	[ -d /etc/composite-gadgetd ] || fail "no /etc/composite-gadgetd"
+	echo "composite-gadgetd installed: --check passed on $(echo $schemes | wc -w) shipped schemes, $unit verified"
 fi
