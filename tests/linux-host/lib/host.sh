@@ -67,7 +67,7 @@ h_guest() {
     set -- "$_prov" "$@"
     _bins=
     for _b in ${H_BINS:-}; do _bins="$_bins --bin $_b"; done
-    if [ "$_prov" = ours ]; then
+    if [ "$_prov" = ours ] || [ "$_prov" = gfs ]; then
         _ours=${H_OURS_BIN:-${LH_MASS_STORAGE:-}}
         [ -x "$_ours" ] ||
             lh_fail "no executable for provider ours (LH_MASS_STORAGE / LH_GADGET_ZERO)"
