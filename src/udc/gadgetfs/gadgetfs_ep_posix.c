@@ -280,6 +280,18 @@ static int gfs_enable(struct usb_ep *ep, const struct usb_endpoint_descriptor *d
 		pthread_mutex_unlock(&udc->lock);
 		return -USB_EBUSY;
 	}
+	if (e->parked_fd >= 0) {
+		/* Orphans kept the file configured: the same descriptor (a
+		 * SET_INTERFACE to the same setting) takes it back as it is. */
+		if (!memcmp(e->parked_desc, msg + 4, USB_DT_ENDPOINT_SIZE)) {
+			e->fd = e->parked_fd;
+			e->parked_fd = -1;
+			pthread_mutex_unlock(&udc->lock);
+			return 0;
+		}
+		close(e->parked_fd);
+		e->parked_fd = -1;
+	}
 	fd = open_ep_locked(udc, e, path);
 	if (fd < 0) {
 		pthread_mutex_unlock(&udc->lock);
@@ -297,6 +309,7 @@ static int gfs_enable(struct usb_ep *ep, const struct usb_endpoint_descriptor *d
 		return rc ? rc : -USB_EIO;
 	}
 	e->fd = fd;
+	memcpy(e->parked_desc, msg + 4, USB_DT_ENDPOINT_SIZE);
 	e->in = (desc->bEndpointAddress & USB_DIR_IN) != 0;
 	e->iso = (desc->bmAttributes & 3u) == USB_ENDPOINT_XFER_ISOC;
 	pthread_mutex_unlock(&udc->lock);
@@ -333,8 +346,12 @@ static int gfs_disable(struct usb_ep *ep)
 			orphan(e, r, -USB_ESHUTDOWN);
 		list_move_tail(&r->node, &done);
 	}
-	if (e->fd >= 0)
-		close(e->fd);	/* the kernel keeps it until orphans finish */
+	/* With orphans in the kernel its file cannot be released (nor opened
+	 * again): keep it for an enable with the same descriptor. */
+	if (e->fd >= 0 && e->orphans)
+		e->parked_fd = e->fd;
+	else if (e->fd >= 0)
+		close(e->fd);
 	e->fd = -1;
 	e->closing = false;
 	pthread_mutex_unlock(&udc->lock);

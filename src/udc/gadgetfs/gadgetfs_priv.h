@@ -58,6 +58,8 @@ struct gfs_ep {
 	bool iso;
 	bool closing;			/* disable() owns the givebacks (lock) */
 	unsigned orphans;		/* transfers given back, still in the kernel */
+	int parked_fd;			/* kept open at disable for orphans, or -1 */
+	uint8_t parked_desc[USB_DT_ENDPOINT_SIZE];	/* what it was configured with */
 	struct list_head inflight;	/* struct gfs_req, oldest first (lock) */
 	pthread_mutex_t submit;		/* orders submissions; taken before lock */
 };

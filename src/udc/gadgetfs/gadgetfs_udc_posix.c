@@ -111,9 +111,16 @@ static int find_mount(struct usb_gadgetfs_udc *udc)
 	return 0;
 }
 
+/* An endpoint file ("ep1in-bulk", dwc2's "ep1in", dummy_hcd's "ep-aout"). */
 static bool is_ep_file(const char *n)
 {
-	return n[0] == 'e' && n[1] == 'p' && n[2] >= '0' && n[2] <= '9';
+	return n[0] == 'e' && n[1] == 'p' && ((n[2] >= '0' && n[2] <= '9') || n[2] == '-');
+}
+
+/* One with a number the host can address ("ep-aout" takes any: skipped). */
+static bool is_numbered_ep(const char *n)
+{
+	return is_ep_file(n) && n[2] != '-';
 }
 
 /* @want names the controller by its gadgetfs file ("dummy_udc") or by
@@ -220,6 +227,7 @@ static void ep_from_name(struct gfs_ep *e, const char *name)
 	usb_ep_set_maxpacket_limit(&e->ep, caps.type_bulk && !caps.type_int && !caps.type_iso
 					   ? 512 : 1024);
 	e->fd = -1;
+	e->parked_fd = -1;
 	INIT_LIST_HEAD(&e->inflight);
 	pthread_mutex_init(&e->submit, NULL);
 }
@@ -255,7 +263,7 @@ static int probe_eps(struct usb_gadgetfs_udc *udc)
 		return rc;
 	}
 	while ((de = readdir(d)) && udc->neps < GFS_MAX_EPS)
-		if (is_ep_file(de->d_name) && strlen(de->d_name) < sizeof(udc->eps[0].name))
+		if (is_numbered_ep(de->d_name) && strlen(de->d_name) < sizeof(udc->eps[0].name))
 			ep_from_name(&udc->eps[udc->neps++], de->d_name);
 	closedir(d);
 	close(fd);
@@ -665,6 +673,7 @@ static int setup_gadget(struct usb_gadgetfs_udc *udc)
 	udc->ep0.ep.caps.type_control = 1;
 	udc->ep0.ep.caps.dir_in = udc->ep0.ep.caps.dir_out = 1;
 	udc->ep0.fd = -1;
+	udc->ep0.parked_fd = -1;
 	INIT_LIST_HEAD(&udc->ep0.inflight);
 	pthread_mutex_init(&udc->ep0.submit, NULL);
 	usb_ep_set_maxpacket_limit(&udc->ep0.ep, 64);
@@ -728,9 +737,12 @@ void usb_gadgetfs_udc_destroy(struct usb_gadgetfs_udc *udc)
 		return;
 	if (udc->registered)
 		usb_udc_unregister(&udc->gadget);
-	for (unsigned i = 0; i < udc->neps; i++)
+	for (unsigned i = 0; i < udc->neps; i++) {
 		if (udc->eps[i].fd >= 0)
 			close(udc->eps[i].fd);
+		if (udc->eps[i].parked_fd >= 0)
+			close(udc->eps[i].parked_fd);
+	}
 	if (udc->ep0_fd >= 0)
 		close(udc->ep0_fd);
 	gfs__aio_exit(udc);

