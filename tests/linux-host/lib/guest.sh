@@ -381,7 +381,15 @@ GFS_UDC=dummy_udc.0
 g_gfs_prepare() {
     g_dummy_hcd N
     g_mod gadgetfs
+    # Mounted on another UDC (usbip-vudc was free first): mount again with
+    # dummy_udc the only free one.
+    if grep -q " $GFS_MNT gadgetfs" /proc/mounts && ! [ -e "$GFS_MNT/dummy_udc" ]; then
+        umount "$GFS_MNT" || lh_fail "umount $GFS_MNT"
+    fi
     if ! grep -q " $GFS_MNT gadgetfs" /proc/mounts; then
+        if [ -d /sys/module/usbip_vudc ]; then
+            rmmod usbip_vudc || lh_fail "rmmod usbip_vudc (gadgetfs would take its UDC)"
+        fi
         mkdir -p "$GFS_MNT"
         mount -t gadgetfs gadgetfs "$GFS_MNT" || lh_fail "mount gadgetfs on $GFS_MNT"
     fi
