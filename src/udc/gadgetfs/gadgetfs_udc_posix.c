@@ -83,6 +83,21 @@ static void mounted_at(char *out, size_t cap, const char *want)
 	endmntent(f);
 }
 
+/* gadgetfs is registered (its module loaded): /proc/filesystems names it. */
+static bool gadgetfs_registered(void)
+{
+	FILE *f = fopen("/proc/filesystems", "r");
+	char line[128];
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, "\tgadgetfs\n") != NULL;
+	fclose(f);
+	return found;
+}
+
 static int find_mount(struct usb_gadgetfs_udc *udc)
 {
 	const char *want = udc->cfg.mount_point;
@@ -96,13 +111,15 @@ static int find_mount(struct usb_gadgetfs_udc *udc)
 	if (mount("gadgetfs", dir, "gadgetfs", 0, NULL) < 0) {
 		int e = errno;
 
-		if (e == ENODEV)
+		if (e == ENODEV && !gadgetfs_registered())
 			return fail(udc, -USB_ENODEV, "the kernel has no gadgetfs (modprobe gadgetfs)");
+		if (e == ENODEV)
+			return fail(udc, -USB_ENODEV,
+				    "gadgetfs found no free controller to mount for (load the UDC "
+				    "driver, e.g. modprobe dummy_hcd; unbind configfs gadgets)");
 		if (e == EPERM || e == EACCES)
 			return fail(udc, -e, "mounting gadgetfs on %s: %s (run as root, or mount it first)",
 				    dir, strerror(e));
-		if (e == ENODEV || e == ENOENT)
-			return fail(udc, -USB_ENODEV, "mounting gadgetfs on %s: %s", dir, strerror(e));
 		return fail(udc, -e, "mounting gadgetfs on %s: %s%s", dir, strerror(e),
 			    e == EBUSY ? " (mounted elsewhere already?)" : "");
 	}
