@@ -134,11 +134,7 @@ static bool is_ep_file(const char *n)
 	return n[0] == 'e' && n[1] == 'p' && ((n[2] >= '0' && n[2] <= '9') || n[2] == '-');
 }
 
-/* One with a number the host can address ("ep-aout" takes any: skipped). */
-static bool is_numbered_ep(const char *n)
-{
-	return is_ep_file(n) && n[2] != '-';
-}
+
 
 /* @want names the controller by its gadgetfs file ("dummy_udc") or by
  * its UDC name ("dummy_udc.0", the file's name plus ".N"). */
@@ -218,13 +214,17 @@ static int write_ep0_config(struct usb_gadgetfs_udc *udc, int fd, const void *bu
 
 /* ---- learning the endpoints ------------------------------------------------ */
 
-/* One endpoint from its file name "ep<n>[in|out][-bulk|-iso|-int]". */
+/* One endpoint from its file name "ep<n>[in|out][-bulk|-iso|-int]", or
+ * dummy_hcd's "ep-<letter>in|out" (any number and type: the core picks the
+ * number, which dummy_hcd takes from the descriptor). */
 static void ep_from_name(struct gfs_ep *e, const char *name)
 {
 	const char *p = name + 2, *dash;
 	struct usb_ep_caps caps = { 0 };
 
 	snprintf(e->name, sizeof(e->name), "%s", name);
+	if (*p == '-' && p[1])
+		p += 2;
 	while (*p >= '0' && *p <= '9')
 		p++;
 	caps.dir_in = strncmp(p, "out", 3) != 0;
@@ -280,7 +280,7 @@ static int probe_eps(struct usb_gadgetfs_udc *udc)
 		return rc;
 	}
 	while ((de = readdir(d)) && udc->neps < GFS_MAX_EPS)
-		if (is_numbered_ep(de->d_name) && strlen(de->d_name) < sizeof(udc->eps[0].name))
+		if (is_ep_file(de->d_name) && strlen(de->d_name) < sizeof(udc->eps[0].name))
 			ep_from_name(&udc->eps[udc->neps++], de->d_name);
 	closedir(d);
 	close(fd);
@@ -288,6 +288,10 @@ static int probe_eps(struct usb_gadgetfs_udc *udc)
 		return fail(udc, -USB_ENODEV, "controller %s shows no endpoint files", udc->name);
 	snprintf(udc->probe_ep, sizeof(udc->probe_ep), "%s", udc->eps[0].name);
 	udc->small_in_sync = !strcmp(udc->name, "dummy_udc");
+	/* dummy_hcd moves no isochronous data: offer no endpoint for it
+	 * (functions then leave their isochronous settings out). */
+	for (unsigned i = 0; udc->small_in_sync && i < udc->neps; i++)
+		udc->eps[i].ep.caps.type_iso = 0;
 	return 0;
 }
 

@@ -10,9 +10,10 @@
 #   image;
 # - gadget_zero against the kernel's usbtest driver: the cases gadgetfs and
 #   dummy_hcd support (GZ_CASES) pass; the left-out ones are listed there;
-# - faults, each a clear message and exit status 1: the controller already
+# - faults, each a clear message and exit status 1: a device of two
+#   configurations (multi, when LH_MULTI names it), the controller already
 #   taken by another program, the controller's driver unloaded while
-#   serving (rmmod dummy_hcd), gadgetfs not in the kernel.
+#   serving (rmmod dummy_hcd), gadgetfs not mounted with no controller.
 # Host: ro.img unchanged.
 LH_LIB=${LH_LIB:-$(cd "$(dirname "$0")/../lib" && pwd)}
 . "$LH_LIB/common.sh"
@@ -36,7 +37,8 @@ host_main() {
         MTOOLS_SKIP_CHECK=1 mcopy -i "$LH_WORK/ro.img" "$f" "::/" || lh_fail "mcopy"
     done
     sha256sum "$LH_WORK/ro.img" | cut -d' ' -f1 >"$LH_WORK/ro.sha256"
-    H_OURS_BIN=$LH_MASS_STORAGE H_BINS="$LH_GADGET_ZERO $LH_USBTEST_RUN" h_guest 600 "$1"
+    H_OURS_BIN=$LH_MASS_STORAGE H_BINS="$LH_GADGET_ZERO $LH_USBTEST_RUN ${LH_MULTI:-}" \
+        h_guest 600 "$1"
     [ "$(sha256sum "$LH_WORK/ro.img" | cut -d' ' -f1)" = "$(cat "$LH_WORK/ro.sha256")" ] ||
         lh_fail "ro.img changed"
     lh_log "ro.img unchanged"
@@ -157,6 +159,13 @@ g_ours_fails() {
 }
 
 faults() {
+    # A limit of gadgetfs: one configuration (multi has two).
+    if command -v multi >/dev/null; then
+        g_gfs_prepare
+        g_mod tun	# its second configuration's network interface
+        cd "$GW" || lh_fail "cd $GW"
+        g_ours_fails multi "gadgetfs serves exactly one" "udc=gadgetfs:$GFS_UDC" "file=$GW/f.img"
+    fi
     # Busy: a second program on the controller the first one holds.
     g_gadget_start gfs "file=$GW/f.img"
     g_wait_block sda
@@ -173,9 +182,11 @@ faults() {
     lh_log "rmmod dummy_hcd: mass_storage exited 1 naming the reason"
     OURS_PID=
     g_wait 30 "sda to go away" g_block_gone sda
-    # No gadgetfs in the kernel.
+    # gadgetfs not mounted and no controller to mount it for (the mount
+    # loads gadgetfs again by itself; test_gadgetfs_udc covers a kernel
+    # without gadgetfs).
     umount "$GFS_MNT" && rmmod gadgetfs || lh_fail "unload gadgetfs"
-    g_ours_fails mass_storage "no gadgetfs" udc=gadgetfs "file=$GW/f.img"
+    g_ours_fails mass_storage "no free controller" udc=gadgetfs "file=$GW/f.img"
 }
 
 guest_main() {
