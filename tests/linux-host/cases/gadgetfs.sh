@@ -32,16 +32,10 @@ GZ_CASES="0 1 2 3 4 5 6 7 8 9 10 13 17 18 19 20"
 host_main() {
     h_init "gadgetfs.$1"
     h_payload
-    mkfs.fat -C -n LHRO "$LH_WORK/ro.img" 32768 >/dev/null || lh_fail "mkfs.fat"
-    for f in "$LH_WORK"/payload/*; do
-        MTOOLS_SKIP_CHECK=1 mcopy -i "$LH_WORK/ro.img" "$f" "::/" || lh_fail "mcopy"
-    done
-    sha256sum "$LH_WORK/ro.img" | cut -d' ' -f1 >"$LH_WORK/ro.sha256"
+    h_ro_payload_image
     H_OURS_BIN=$LH_MASS_STORAGE H_BINS="$LH_GADGET_ZERO $LH_USBTEST_RUN ${LH_MULTI:-}" \
         h_guest 600 "$1"
-    [ "$(sha256sum "$LH_WORK/ro.img" | cut -d' ' -f1)" = "$(cat "$LH_WORK/ro.sha256")" ] ||
-        lh_fail "ro.img changed"
-    lh_log "ro.img unchanged"
+    h_ro_unchanged
 }
 
 readonly_lun() {

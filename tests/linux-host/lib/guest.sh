@@ -401,7 +401,10 @@ g_gfs_start() {
     g_gfs_prepare
     _gb=$1
     shift
-    OURS_READY="serving on controller" g_ours_start "$_gb" "udc=gadgetfs:$GFS_UDC" "$@"
+    _or=$OURS_READY
+    OURS_READY="serving on controller"
+    g_ours_start "$_gb" "udc=gadgetfs:$GFS_UDC" "$@"
+    OURS_READY=$_or
     BUSID=
 }
 
