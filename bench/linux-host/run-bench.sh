@@ -10,6 +10,9 @@
 #   (c) dummy:    the same function on dummy_hcd (no USB/IP; high speed,
 #                 dummy_hcd's default),
 #   (d) dummy_ss: the same on dummy_hcd is_super_speed=Y,
+#   (e) gfs:      ours (examples/mass_storage udc=gadgetfs) on dummy_hcd
+#                 through gadgetfs, high speed (gadgetfs offers nothing
+#                 faster), the same dummy_hcd as (c),
 # all backed by the same 64 MiB file in guest RAM. The speed matters beyond
 # the name: usb-storage sends at most 240 sectors (120 KiB) per command to a
 # high-speed device and 2048 (1 MiB) to a SuperSpeed one (over vhci, whose
@@ -92,7 +95,7 @@ measure() {
     _e=$(g_elapsed "$ATTACH_T0")
     [ "$(g_sectors sda)" = 131072 ] || lh_fail "$1: sda is not 64 MiB"
     _pid=
-    [ "$PROVIDER" != ours ] || _pid=$OURS_PID
+    case $PROVIDER in ours|gfs) _pid=$OURS_PID ;; esac
     _c0=$(b_cpu_now "$_pid")
     dd_sda write 64 || { cat "$GW/dd.log"; lh_fail "$1: write"; }
     _w=$(rate_of "$GW/dd.log")
@@ -126,6 +129,7 @@ guest_main() {
     W_dummy='' R_dummy='' E_dummy='' W_vudc='' R_vudc='' E_vudc=''
     W_dummy_ss='' R_dummy_ss='' E_dummy_ss=''
     W_ours='' R_ours='' E_ours='' W_ours_hs='' R_ours_hs='' E_ours_hs=''
+    W_gfs='' R_gfs='' E_gfs=''
     # Rounds of all providers in turn, so a change in the machine's load
     # hits every provider alike.
     _round=0
@@ -141,6 +145,8 @@ guest_main() {
             measure ours
             g_gadget_start ours "file=$IMG" speed=high
             measure ours_hs
+            g_gadget_start gfs "file=$IMG"
+            measure gfs
         fi
         _round=$((_round + 1))
     done
@@ -159,11 +165,13 @@ guest_main() {
         row "(b) kernel, usbip-vudc, HS" "$W_vudc" "$R_vudc" "$E_vudc"
         row "(c) kernel, dummy_hcd, HS" "$W_dummy" "$R_dummy" "$E_dummy"
         row "(d) kernel, dummy_hcd, SS" "$W_dummy_ss" "$R_dummy_ss" "$E_dummy_ss"
+        row "(e) ours, gadgetfs, dummy HS" "${W_gfs:--}" "${R_gfs:--}" "${E_gfs:--}"
         ratios "ratio ours/vudc" ours vudc
         ratios "ratio ours/dummy" ours dummy
         ratios "ratio ours/dummy SS" ours dummy_ss
         ratios "ratio ours HS/vudc" ours_hs vudc
         ratios "ratio ours HS/dummy" ours_hs dummy
+        ratios "ratio gadgetfs/dummy HS" gfs dummy
     } >/host/results.txt
 }
 

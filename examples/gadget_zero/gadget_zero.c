@@ -9,6 +9,7 @@
  *		    [isoc_mult=0..2] [isoc_maxburst=0..15] [iso=0|1]
  *		    [loopdefault=0|1] [speed=full|high|super] [address=A] [port=P]
  *		    [busid=1-N] [winusb=0|1] [landing_page=URL] [capture=FILE|DIR]
+ *		    [udc=usbip|gadgetfs[:NAME]]
  *
  * Parameters are g_zero's module parameters (same names, defaults and
  * ranges); iso=0 hides alternate setting 1. Beyond g_zero: winusb=1 tells
@@ -18,8 +19,10 @@
  * landing_page=URL announces a WebUSB landing page (vendor code
  * GZ_WEBUSB_VENDOR_CODE), and capture= writes every URB to a pcap file
  * for Wireshark (DIR/usbip-BUSID.pcap for a directory; docs/capture.md).
- * Serves on 127.0.0.1:3240, busid 1-1, until
- * SIGINT or SIGTERM, then exits 0.
+ * Serves on 127.0.0.1:3240, busid 1-1, until SIGINT or SIGTERM, then exits
+ * 0. udc=gadgetfs[:NAME] serves it on the machine's own controller instead
+ * (examples/common/gadgetfs_run.c), with only the default configuration:
+ * gadgetfs serves one.
  *
  * Owns only this program's options and signal handling; a POSIX program.
  */
@@ -35,6 +38,7 @@
 #include "composite/f_loopback.h"
 #include "composite/sourcesink.h"
 #include "composite/usbip.h"
+#include "gadgetfs_run.h"
 
 #define GZ_VENDOR	0x0525	/* NetChip */
 #define GZ_PRODUCT	0xa4a0	/* Linux-USB "Gadget Zero" */
@@ -50,6 +54,7 @@ struct gz_params {
 	bool winusb;
 	const char *landing_page;
 	const char *capture;	/* usbip_server_set_capture()'s path, or NULL */
+	const char *gadgetfs;	/* udc=gadgetfs[:NAME]: NAME or ""; NULL: USB/IP */
 };
 
 static struct gz_params params;
@@ -204,13 +209,14 @@ static int zero_bind(struct usb_composite_dev *cdev)
 	sourcesink_config.iConfiguration = config_strings[0].id;
 	loopback_config.iConfiguration = config_strings[1].id;
 	os_descriptors(cdev, params.loopdefault ? &loopback_config : &sourcesink_config);
+	/* gadgetfs serves one configuration: the default one only. */
 	if (params.loopdefault) {
 		ret = add_config(cdev, &loopback_config);
-		if (ret == 0)
+		if (ret == 0 && !params.gadgetfs)
 			ret = add_config(cdev, &sourcesink_config);
 	} else {
 		ret = add_config(cdev, &sourcesink_config);
-		if (ret == 0)
+		if (ret == 0 && !params.gadgetfs)
 			ret = add_config(cdev, &loopback_config);
 	}
 	return ret;
@@ -243,7 +249,8 @@ static void usage(FILE *f)
 	      "         [ss_iso_qlen=N] [isoc_interval=1..16] [isoc_maxpacket=0..1024]\n"
 	      "         [isoc_mult=0..2] [isoc_maxburst=0..15] [iso=0|1] [loopdefault=0|1]\n"
 	      "         [speed=full|high|super] [address=ADDR] [port=PORT] [busid=1-N]\n"
-	      "         [winusb=0|1] [landing_page=URL] [capture=FILE|DIR]\n", f);
+	      "         [winusb=0|1] [landing_page=URL] [capture=FILE|DIR]\n"
+	      "         [udc=usbip|gadgetfs[:NAME]]\n", f);
 }
 
 static int parse_uint(const char *name, const char *s, unsigned long max, unsigned *out)
@@ -290,6 +297,18 @@ static int parse_arg(const char *arg)
 	UINT_PARAM("qlen", 256, params.lb.qlen);
 	UINT_PARAM("port", 65535, params.port);
 #undef UINT_PARAM
+	if (strcmp(name, "udc") == 0) {
+		if (strcmp(val, "usbip") == 0) {
+			params.gadgetfs = NULL;
+			return 0;
+		}
+		if (strncmp(val, "gadgetfs", 8) == 0 && (!val[8] || val[8] == ':')) {
+			params.gadgetfs = val[8] ? val + 9 : "";
+			return 0;
+		}
+		fprintf(stderr, "gadget_zero: udc=%s: expected usbip or gadgetfs[:NAME]\n", val);
+		return -1;
+	}
 	if (strcmp(name, "buflen") == 0) {
 		if (parse_uint(name, val, 1024 * 1024, &v))
 			return -1;
@@ -359,6 +378,8 @@ static int parse_arg(const char *arg)
 
 /* ---- main ------------------------------------------------------------------ */
 
+static void print_stats(void);
+
 static void on_signal(int sig)
 {
 	struct usbip_server *srv = server;
@@ -403,6 +424,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
+	if (params.gadgetfs) {
+		ret = example_gadgetfs_run("gadget_zero", params.gadgetfs, params.speed,
+					   &zero_driver);
+		print_stats();
+		return ret;
+	}
 	usbip_server_config_init(&cfg);
 	cfg.address = params.address;
 	cfg.port = params.port;
@@ -451,7 +478,19 @@ int main(int argc, char **argv)
 
 	ret = usbip_server_run(srv);
 	server = NULL;
+	print_stats();
+	usb_composite_unregister(&zero_driver);
+	usbip_server_destroy(srv);
+	if (ret) {
+		fprintf(stderr, "gadget_zero: server failed: %s\n", usb_strerror(ret));
+		return 1;
+	}
+	printf("gadget_zero: stopped\n");
+	return 0;
+}
 
+static void print_stats(void)
+{
 	if (func_ss) {
 		struct f_ss_stats st;
 
@@ -470,12 +509,4 @@ int main(int argc, char **argv)
 		printf("gadget_zero: loopback: out %llu bytes, in %llu bytes\n",
 		       (unsigned long long)st.out_bytes, (unsigned long long)st.in_bytes);
 	}
-	usb_composite_unregister(&zero_driver);
-	usbip_server_destroy(srv);
-	if (ret) {
-		fprintf(stderr, "gadget_zero: server failed: %s\n", usb_strerror(ret));
-		return 1;
-	}
-	printf("gadget_zero: stopped\n");
-	return 0;
 }

@@ -6,8 +6,10 @@
  * server's (address=, default 127.0.0.1; port=, default 3240;
  * speed=full|high|super, default high; capture=FILE or DIR, the device's
  * URBs to a usbmon pcap file, DIR/usbip-1-1.pcap for a directory;
- * capture_max_data=BYTES, the data kept per URB, default all), starts the
- * USB/IP server (busid 1-1), calls the init function, prints the `usbip attach` line, and on
+ * capture_max_data=BYTES, the data kept per URB, default all; udc=usbip,
+ * the default, or udc=gadgetfs[:NAME]: the machine's own controller
+ * through gadgetfs, composite/gadgetfs_udc.h), starts the USB/IP server
+ * (busid 1-1), calls the init function, prints the `usbip attach` line, and on
  * SIGINT/SIGTERM, or once the driver has unregistered itself, calls the
  * exit function and exits 0. The host's connections and configurations
  * are printed as they happen ("PROG: host connected (...)"). An unknown
@@ -24,6 +26,9 @@
 #include <time.h>
 
 #include "composite/composite.h"
+#ifdef __linux__
+#include "composite/gadgetfs_udc.h"
+#endif
 #include "composite/mass_storage.h"
 #include "composite/module.h"
 #include "composite/udc.h"
@@ -57,7 +62,7 @@ static size_t param_count(void)
 
 static void list_valid(void)
 {
-	fprintf(stderr, "%s: valid parameters: address= port= speed= capture= capture_max_data=",
+	fprintf(stderr, "%s: valid parameters: address= port= speed= capture= capture_max_data= udc=",
 		prog);
 	for (size_t i = 0; i < param_count(); i++) {
 		const struct composite_module_param *p = &__start_composite_modparam[i];
@@ -182,11 +187,34 @@ struct server_args {
 	enum usb_device_speed speed;
 	const char *capture;
 	unsigned long capture_max_data;
+	const char *gadgetfs;	/* udc=gadgetfs[:NAME]: NAME or ""; NULL: USB/IP */
 };
+
+/* udc=usbip (the default) or udc=gadgetfs[:NAME]. 0, or 2 after a message. */
+static int take_udc_arg(struct server_args *sa, const char *v)
+{
+	if (!strcmp(v, "usbip")) {
+		sa->gadgetfs = NULL;
+		return 0;
+	}
+	if (!strncmp(v, "gadgetfs", 8) && (!v[8] || v[8] == ':')) {
+#ifdef __linux__
+		sa->gadgetfs = v[8] ? v + 9 : "";
+		return 0;
+#else
+		fprintf(stderr, "%s: udc=gadgetfs: gadgetfs is Linux only\n", prog);
+		return 2;
+#endif
+	}
+	fprintf(stderr, "%s: udc: bad value \"%s\" (usbip or gadgetfs[:NAME])\n", prog, v);
+	return 2;
+}
 
 static int take_server_arg(struct server_args *sa, const char *arg)
 {
-	if (!strncmp(arg, "address=", 8)) {
+	if (!strncmp(arg, "udc=", 4)) {
+		return take_udc_arg(sa, arg + 4);
+	} else if (!strncmp(arg, "address=", 8)) {
 		sa->address = arg + 8;
 	} else if (!strncmp(arg, "port=", 5)) {
 		if (parse_ulong(arg + 5, 65535, &sa->port)) {
@@ -320,9 +348,71 @@ static void wait_for_the_end(struct usb_gadget *gadget)
 		nanosleep(&tick, NULL);
 }
 
+static void call_exit(void)
+{
+	if (&composite_module_exit_fn && composite_module_exit_fn)
+		composite_module_exit_fn();
+}
+
+#ifdef __linux__
+static void on_gadgetfs_line(void *ctx, const char *line)
+{
+	(void)ctx;
+	printf("%s: %s\n", prog, line);
+	fflush(stdout);
+}
+
+/* udc=gadgetfs[:NAME]: the module on the machine's own controller. */
+static int run_gadgetfs(const struct server_args *sa)
+{
+	struct usb_gadgetfs_udc_config cfg = { 0 };
+	struct usb_gadgetfs_udc *udc;
+	struct usb_gadget *g;
+	int rc;
+
+	if (sa->speed == USB_SPEED_SUPER) {
+		fprintf(stderr, "%s: speed=super: gadgetfs serves full and high speed only\n", prog);
+		return 2;
+	}
+	cfg.udc = sa->gadgetfs;
+	cfg.log = on_gadgetfs_line;
+	rc = usb_gadgetfs_udc_create(&cfg, &udc);
+	if (rc < 0) {
+		fprintf(stderr, "%s: cannot use gadgetfs: %s\n", prog, usb_strerror(rc));
+		return 1;
+	}
+	g = usb_gadgetfs_udc_gadget(udc);
+	g->max_speed = sa->speed;
+	rc = composite_module_init_fn();
+	if (rc < 0) {
+		fprintf(stderr, "%s: init failed: %s\n", prog, usb_strerror(rc));
+		usb_gadgetfs_udc_destroy(udc);
+		return 1;
+	}
+	printf("%s: serving on controller %s through gadgetfs (%s)\n", prog, g->name,
+	       usb_gadgetfs_udc_mount_point(udc));
+	fflush(stdout);
+	{
+		const struct timespec tick = { 0, 50 * 1000 * 1000 };
+
+		while (!stop_signal && usb_udc_is_bound(g) && !usb_gadgetfs_udc_error(udc))
+			nanosleep(&tick, NULL);
+	}
+	rc = usb_gadgetfs_udc_error(udc);
+	call_exit();
+	usb_gadgetfs_udc_destroy(udc);
+	if (rc < 0) {
+		fprintf(stderr, "%s: stopped: the controller failed: %s\n", prog, usb_strerror(rc));
+		return 1;
+	}
+	printf("%s: stopped\n", prog);
+	return 0;
+}
+#endif
+
 int main(int argc, char **argv)
 {
-	struct server_args sa = { "127.0.0.1", USBIP_PORT_DEFAULT, USB_SPEED_HIGH, NULL, 0 };
+	struct server_args sa = { "127.0.0.1", USBIP_PORT_DEFAULT, USB_SPEED_HIGH, NULL, 0, NULL };
 	struct usbip_server_config cfg;
 	struct usbip_server *srv;
 	struct sigaction act;
@@ -342,6 +432,10 @@ int main(int argc, char **argv)
 	sigemptyset(&act.sa_mask);
 	sigaction(SIGINT, &act, NULL);
 	sigaction(SIGTERM, &act, NULL);
+#ifdef __linux__
+	if (sa.gadgetfs)
+		return run_gadgetfs(&sa);
+#endif
 
 	usbip_server_config_init(&cfg);
 	cfg.address = sa.address;
@@ -370,8 +464,7 @@ int main(int argc, char **argv)
 	}
 	print_attach_line(srv, sa.address);
 	wait_for_the_end(usbip_server_gadget(srv, 0));
-	if (&composite_module_exit_fn && composite_module_exit_fn)
-		composite_module_exit_fn();
+	call_exit();
 	usbip_server_stop(srv);
 	usbip_server_destroy(srv);
 	printf("%s: stopped\n", prog);

@@ -48,7 +48,7 @@ modules="usbip-core vhci-hcd usbip-vudc usbip-host usbcore usb-storage
     libcomposite usb_f_mass_storage usb_f_ss_lb configfs 9p 9pnet_virtio
     virtio_pci crc-t10dif crct10dif_generic cdc-acm
     usbhid hid-generic evdev usb_f_acm usb_f_hid tun cdc_ether usb_f_ecm
-    cdc_ncm usb_f_ncm"
+    cdc_ncm usb_f_ncm gadgetfs"
 
 busybox=/bin/busybox
 [ -x "$busybox" ] || die "no $busybox (apt-get install busybox-static)"

@@ -1,7 +1,8 @@
 #!/bin/sh
 # msf_basic.sh PROVIDER: a 64 MiB mass storage disk used as the seed article
-# uses it. PROVIDER: ours (examples/mass_storage, no file= so it creates
-# disk.img itself), vudc or dummy (the kernel's usb_f_mass_storage, as a
+# uses it. PROVIDER: ours (examples/mass_storage over USB/IP, no file= so it
+# creates disk.img itself), gfs (the same on gadgetfs + dummy_hcd), vudc or
+# dummy (the kernel's usb_f_mass_storage, as a
 # reference and a self-test of this harness).
 # Guest: attach, the three seed log lines, one partition, mkfs.vfat, copy
 # files, remount and compare, detach, stop the gadget (ours: SIGINT, exit 0).
@@ -18,7 +19,7 @@ LH_LIB=${LH_LIB:-$(cd "$(dirname "$0")/../lib" && pwd)}
 host_main() {
     h_init "msf_basic.$1"
     h_payload
-    [ "$1" = ours ] || h_blank_image disk.img 64
+    case $1 in ours|gfs) ;; *) h_blank_image disk.img 64 ;; esac
     h_guest 600 "$1"
     [ "$(stat -c %s "$LH_WORK/disk.img")" = 67108864 ] ||
         lh_fail "disk.img is not 64 MiB"
@@ -63,6 +64,8 @@ h_check_capture() {
 guest_main() {
     if [ "$1" = ours ]; then
         g_gadget_start ours capture=msf_basic.pcap
+    elif [ "$1" = gfs ]; then
+        g_gadget_start gfs
     else
         g_stage disk.img
         g_gadget_start "$1" "file=$GW/disk.img"

@@ -11,16 +11,9 @@ LH_LIB=${LH_LIB:-$(cd "$(dirname "$0")/../lib" && pwd)}
 host_main() {
     h_init "msf_readonly.$1"
     h_payload
-    # A FAT "superfloppy" (no partition table) made on the host.
-    mkfs.fat -C -n LHRO "$LH_WORK/ro.img" 32768 >/dev/null || lh_fail "mkfs.fat"
-    for f in "$LH_WORK"/payload/*; do
-        MTOOLS_SKIP_CHECK=1 mcopy -i "$LH_WORK/ro.img" "$f" "::/" || lh_fail "mcopy"
-    done
-    sha256sum "$LH_WORK/ro.img" | cut -d' ' -f1 >"$LH_WORK/ro.sha256"
+    h_ro_payload_image
     h_guest 300 "$1"
-    [ "$(sha256sum "$LH_WORK/ro.img" | cut -d' ' -f1)" = "$(cat "$LH_WORK/ro.sha256")" ] ||
-        lh_fail "ro.img changed"
-    lh_log "ro.img unchanged"
+    h_ro_unchanged
 }
 
 guest_main() {

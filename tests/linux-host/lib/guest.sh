@@ -262,7 +262,9 @@ OURS_PID=
 # gadget_zero; on PATH through run-guest.sh --bin) in the background, cwd
 # $GW, with SIGINT/SIGQUIT at their defaults (a background job of a
 # non-interactive shell would inherit them ignored), and wait (bounded) for
-# the attach line it prints for busid 1-1.
+# the line it prints when ready: OURS_READY, default the attach line for
+# busid 1-1.
+OURS_READY="usbip attach -r 127.0.0.1 -b 1-1"
 g_ours_start() {
     OURS_BIN=$1
     shift
@@ -274,11 +276,11 @@ g_ours_start() {
     OURS_PID=$!
     lh_log "$OURS_BIN $* (pid $OURS_PID)"
     _ol_t0=$(g_now)
-    while ! grep -F -q "usbip attach -r 127.0.0.1 -b 1-1" "$OURS_LOG"; do
+    while ! grep -F -q "$OURS_READY" "$OURS_LOG"; do
         if ! g_proc_alive "$OURS_PID" ||
             awk -v a="$_ol_t0" -v b="$(g_now)" 'BEGIN { exit !(b - a > 30) }'; then
             g_ours_log
-            lh_fail "$OURS_BIN printed no attach line"
+            lh_fail "$OURS_BIN printed no \"$OURS_READY\" line"
         fi
         sleep 0.1
     done
@@ -327,6 +329,8 @@ g_gadget_start() {
     ours)
         g_ours_start mass_storage "$@"
         BUSID=1-1 ;;
+    gfs)
+        g_gfs_start mass_storage "$@" ;;
     article)
         # The seed article's driver as printed, run by the module runner;
         # removable=1 as the article's host log shows a removable disk.
@@ -368,10 +372,54 @@ g_dummy_hcd() {
         lh_fail "modprobe dummy_hcd is_super_speed=$1"
 }
 
+# ---- ours on gadgetfs + dummy_hcd (provider "gfs") ----------------------------
+GFS_MNT=/dev/gadget
+GFS_UDC=dummy_udc.0
+
+# g_gfs_prepare: dummy_hcd (high speed) and gadgetfs loaded, gadgetfs
+# mounted on $GFS_MNT (after dummy_hcd: gadgetfs takes the UDC free at mount).
+g_gfs_prepare() {
+    g_dummy_hcd N
+    g_mod gadgetfs
+    # Mounted on another UDC (usbip-vudc was free first): mount again with
+    # dummy_udc the only free one.
+    if grep -q " $GFS_MNT gadgetfs" /proc/mounts && ! [ -e "$GFS_MNT/dummy_udc" ]; then
+        umount "$GFS_MNT" || lh_fail "umount $GFS_MNT"
+    fi
+    if ! grep -q " $GFS_MNT gadgetfs" /proc/mounts; then
+        if [ -d /sys/module/usbip_vudc ]; then
+            rmmod usbip_vudc || lh_fail "rmmod usbip_vudc (gadgetfs would take its UDC)"
+        fi
+        mkdir -p "$GFS_MNT"
+        mount -t gadgetfs gadgetfs "$GFS_MNT" || lh_fail "mount gadgetfs on $GFS_MNT"
+    fi
+}
+
+# g_gfs_start BIN ARGS...: our program BIN with udc=gadgetfs on dummy_udc.0;
+# it connects to the guest's host when it binds (BUSID empty).
+g_gfs_start() {
+    g_gfs_prepare
+    _gb=$1
+    shift
+    _or=$OURS_READY
+    OURS_READY="serving on controller"
+    g_ours_start "$_gb" "udc=gadgetfs:$GFS_UDC" "$@"
+    OURS_READY=$_or
+    BUSID=
+}
+
+# g_gfs_connect on|off: dummy_hcd's pullup (/sys/class/udc soft_connect).
+g_gfs_connect() {
+    echo "$([ "$1" = on ] && echo connect || echo disconnect)" \
+        >"/sys/class/udc/$GFS_UDC/soft_connect" || lh_fail "soft_connect $1"
+}
+
 # g_attach: connect the gadget to the guest's USB host; ATTACH_T0 is when.
 g_attach() {
     ATTACH_T0=$(g_now)
-    if [ -n "$BUSID" ]; then
+    if [ "$PROVIDER" = gfs ]; then
+        : # connected when it bound
+    elif [ -n "$BUSID" ]; then
         timeout 30 usbip attach -r 127.0.0.1 -b "$BUSID" ||
             { g_diag; lh_fail "usbip attach -r 127.0.0.1 -b $BUSID"; }
     else
@@ -393,6 +441,8 @@ g_detach() {
             timeout 30 usbip detach -p "$_p" || lh_fail "usbip detach -p $_p"
         done
         g_wait 30 "vhci ports to be free" g_no_vhci_port
+    elif [ "$PROVIDER" = gfs ]; then
+        g_gfs_connect off
     else
         g_kgadget_unbind
     fi
@@ -405,7 +455,7 @@ g_detach() {
 # g_gadget_stop: stop the gadget side (ours: SIGINT, exit status 0).
 g_gadget_stop() {
     case "$PROVIDER" in
-    ours|article) g_ours_stop INT ;;
+    ours|article|gfs) g_ours_stop INT ;;
     vudc)
         g_usbipd_stop
         g_kgadget_remove ;;

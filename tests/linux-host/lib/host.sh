@@ -67,7 +67,7 @@ h_guest() {
     set -- "$_prov" "$@"
     _bins=
     for _b in ${H_BINS:-}; do _bins="$_bins --bin $_b"; done
-    if [ "$_prov" = ours ]; then
+    if [ "$_prov" = ours ] || [ "$_prov" = gfs ]; then
         _ours=${H_OURS_BIN:-${LH_MASS_STORAGE:-}}
         [ -x "$_ours" ] ||
             lh_fail "no executable for provider ours (LH_MASS_STORAGE / LH_GADGET_ZERO)"
@@ -104,6 +104,23 @@ h_payload() {
 h_blank_image() {
     rm -f "$LH_WORK/$1"
     truncate -s "${2}M" "$LH_WORK/$1" || lh_fail "truncate $1"
+}
+
+# h_ro_payload_image: ro.img, a 16 MiB FAT "superfloppy" (no partition
+# table) holding the payload, and its checksum in ro.sha256 (h_ro_unchanged).
+h_ro_payload_image() {
+    mkfs.fat -C -n LHRO "$LH_WORK/ro.img" 32768 >/dev/null || lh_fail "mkfs.fat"
+    for _f in "$LH_WORK"/payload/*; do
+        MTOOLS_SKIP_CHECK=1 mcopy -i "$LH_WORK/ro.img" "$_f" "::/" || lh_fail "mcopy"
+    done
+    sha256sum "$LH_WORK/ro.img" | cut -d' ' -f1 >"$LH_WORK/ro.sha256"
+}
+
+# h_ro_unchanged: ro.img is bit for bit what h_ro_payload_image made.
+h_ro_unchanged() {
+    [ "$(sha256sum "$LH_WORK/ro.img" | cut -d' ' -f1)" = "$(cat "$LH_WORK/ro.sha256")" ] ||
+        lh_fail "ro.img changed"
+    lh_log "ro.img unchanged"
 }
 
 # h_check_fat_image IMG: the FAT partition g_disk_exercise made in IMG is

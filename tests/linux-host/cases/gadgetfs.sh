@@ -1,0 +1,199 @@
+#!/bin/sh
+# gadgetfs.sh gfs: our programs on gadgetfs + dummy_hcd (udc=gadgetfs), in
+# one guest boot (each boot costs tens of seconds under TCG); msf_basic.gfs
+# holds the seed sequence. Guest, in turn:
+# - ro=1: the host sees a write-protected disk, reads the files back, a
+#   write is refused and a raw WRITE(10) fails with DATA PROTECT;
+# - luns=2: two disks, a pattern written to each reads back from each;
+# - SIGINT in the middle of O_DIRECT writes: mass_storage exits 0, the host
+#   sees the disk go, and every write the host saw acknowledged is in the
+#   image;
+# - gadget_zero against the kernel's usbtest driver: the cases gadgetfs and
+#   dummy_hcd support (GZ_CASES) pass; the left-out ones are listed there;
+# - faults, each a clear message and exit status 1: a device of two
+#   configurations (multi, when LH_MULTI names it), the controller already
+#   taken by another program, the controller's driver unloaded while
+#   serving (rmmod dummy_hcd), gadgetfs not mounted with no controller.
+# Host: ro.img unchanged.
+LH_LIB=${LH_LIB:-$(cd "$(dirname "$0")/../lib" && pwd)}
+. "$LH_LIB/common.sh"
+
+# usbtest cases run, with why the others are not:
+# 15, 16, 22, 23: isochronous (dummy_hcd has no isochronous transfers);
+# 25, 26: interrupt (SourceSink has none, as Linux's f_sourcesink);
+# 11, 12, 24: URB unlinks that end an IN transfer early: gadgetfs cannot
+#   cancel one transfer (io_cancel deadlocks it), see docs/gadgetfs.md;
+# 14, 21: vendor control writes (0x5b with a data stage) stall before
+#   gadgetfs passes the SETUP up (it never reaches ep0's reader on this
+#   kernel; known broken, docs/gadgetfs.md);
+# 27-29: throughput, in bench/ rather than here.
+GZ_CASES="0 1 2 3 4 5 6 7 8 9 10 13 17 18 19 20"
+
+host_main() {
+    h_init "gadgetfs.$1"
+    h_payload
+    h_ro_payload_image
+    H_OURS_BIN=$LH_MASS_STORAGE H_BINS="$LH_GADGET_ZERO $LH_USBTEST_RUN ${LH_MULTI:-}" \
+        h_guest 600 "$1"
+    h_ro_unchanged
+}
+
+readonly_lun() {
+    g_stage ro.img
+    g_gadget_start gfs "file=$GW/ro.img" ro=1
+    g_wait_block sda
+    g_expect_dmesg "[sda] Write Protect is on" 30
+    [ "$(blockdev --getro /dev/sda)" = 1 ] || lh_fail "sda is not read-only"
+    mkdir -p /mnt/ro
+    mount -t vfat -o ro,iocharset=ascii /dev/sda /mnt/ro || lh_fail "mount -o ro"
+    g_cmp_dir /host/payload /mnt/ro
+    umount /mnt/ro
+    if "$DD" if=/dev/zero of=/dev/sda bs=4096 count=1 oflag=direct status=none 2>/dev/null; then
+        lh_fail "a write to the read-only /dev/sda succeeded"
+    fi
+    head -c 512 /dev/urandom >"$GW/block"
+    sg_raw -s 512 -i "$GW/block" /dev/sg0 2a 00 00 00 00 00 00 00 01 00 >"$GW/sg.out" 2>&1 &&
+        lh_fail "sg_raw WRITE(10) to a read-only LUN succeeded"
+    grep -q -i "data protect" "$GW/sg.out" || { cat "$GW/sg.out"; lh_fail "not DATA PROTECT"; }
+    lh_log "ro: write refused with DATA PROTECT"
+    g_detach
+    g_gadget_stop
+    g_unstage ro.img
+}
+
+two_luns() {
+    $DD if=/dev/zero of="$GW/a.img" bs=1M count=16 status=none
+    $DD if=/dev/zero of="$GW/b.img" bs=1M count=16 status=none
+    g_gadget_start gfs luns=2 "file=$GW/a.img,$GW/b.img"
+    g_wait_block sda
+    g_wait_block sdb
+    head -c 1048576 /dev/urandom >"$GW/pa"
+    head -c 1048576 /dev/urandom >"$GW/pb"
+    for _d in sda sdb; do
+        case "$(basename "$(readlink /sys/class/block/$_d/device)")" in
+        *:0) g_write_pattern "$_d" "$GW/pa" 2 ;;
+        *:1) g_write_pattern "$_d" "$GW/pb" 3 ;;
+        esac
+    done
+    for _d in sda sdb; do
+        case "$(basename "$(readlink /sys/class/block/$_d/device)")" in
+        *:0) g_check_pattern "$_d" "$GW/pa" 2 ;;
+        *:1) g_check_pattern "$_d" "$GW/pb" 3 ;;
+        esac
+    done
+    g_detach
+    g_gadget_stop
+    cmp -n 1048576 "$GW/pa" "$GW/a.img" 0 2097152 || lh_fail "a.img lacks LUN 0's pattern"
+    cmp -n 1048576 "$GW/pb" "$GW/b.img" 0 3145728 || lh_fail "b.img lacks LUN 1's pattern"
+    lh_log "two LUNs: each pattern on its own image"
+    rm -f "$GW/a.img" "$GW/b.img"
+}
+
+# SIGINT while the host writes 64 KiB blocks one by one (O_DIRECT, each
+# acknowledged before the next): every acknowledged block is in disk.img.
+sigint_mid_write() {
+    $DD if=/dev/zero of="$GW/disk.img" bs=1M count=16 status=none
+    g_gadget_start gfs "file=$GW/disk.img"
+    g_wait_block sda
+    head -c 65536 /dev/urandom >"$GW/blk"
+    : >"$GW/acked"
+    (
+        _i=0
+        while [ "$_i" -lt 256 ] &&
+            "$DD" if="$GW/blk" of=/dev/sda bs=64k seek="$_i" oflag=direct conv=notrunc,nocreat \
+                status=none 2>/dev/null; do
+            echo "$_i" >>"$GW/acked"
+            _i=$((_i + 1))
+        done
+    ) &
+    _w=$!
+    g_wait 60 "writes to be acknowledged" sh -c "[ \$(wc -l <$GW/acked) -ge 8 ]"
+    g_ours_stop INT
+    g_wait 60 "the writer to end" g_proc_gone "$_w"
+    wait "$_w"
+    g_wait 60 "sda to go away" g_block_gone sda
+    _n=$(wc -l <"$GW/acked")
+    [ "$_n" -lt 256 ] || lh_fail "all writes finished before SIGINT: nothing tested"
+    for _i in $(cat "$GW/acked"); do
+        cmp -n 65536 "$GW/blk" "$GW/disk.img" 0 "$((_i * 65536))" ||
+            lh_fail "block $_i was acknowledged but is not in disk.img"
+    done
+    lh_log "SIGINT after $_n acknowledged writes: every one in disk.img"
+    rm -f "$GW/disk.img"
+}
+
+gadget_zero_usbtest() {
+    g_mod usbtest
+    g_gfs_start gadget_zero
+    g_expect_dmesg "Linux gadget zero" 60
+    # tests/usbtest's runner: one "usbtest case N: pass|..." line a case.
+    timeout 600 usbtest_run -n 100 -l 1024 -v 512 -g 32 $GZ_CASES >"$GW/usbtest.out" 2>&1
+    cat "$GW/usbtest.out"
+    _bad=
+    for _t in $GZ_CASES; do
+        grep -q "^usbtest case $_t: pass" "$GW/usbtest.out" || _bad="$_bad $_t"
+    done
+    g_gfs_connect off
+    g_ours_stop INT
+    [ -z "$_bad" ] || { dmesg | tail -n 30; lh_fail "usbtest cases failed:$_bad"; }
+    lh_log "usbtest cases passed: $GZ_CASES"
+}
+
+# g_ours_fails BIN MSG ARGS...: BIN ARGS exits 1 saying MSG (bounded).
+g_ours_fails() {
+    _b=$1
+    _m=$2
+    shift 2
+    timeout 60 "$_b" "$@" >"$GW/fail.log" 2>&1
+    _rc=$?
+    cat "$GW/fail.log"
+    [ "$_rc" = 1 ] || lh_fail "$_b $*: exit $_rc, expected 1"
+    grep -F -q "$_m" "$GW/fail.log" || lh_fail "$_b $*: no \"$_m\" message"
+    lh_log "$_b refused: $_m"
+}
+
+faults() {
+    # A limit of gadgetfs: one configuration (multi has two).
+    if command -v multi >/dev/null; then
+        g_gfs_prepare
+        g_mod tun	# its second configuration's network interface
+        cd "$GW" || lh_fail "cd $GW"
+        g_ours_fails multi "gadgetfs serves exactly one" "udc=gadgetfs:$GFS_UDC" "file=$GW/f.img"
+    fi
+    # Busy: a second program on the controller the first one holds.
+    g_gadget_start gfs "file=$GW/f.img"
+    g_wait_block sda
+    cd "$GW" || lh_fail "cd $GW"
+    g_ours_fails mass_storage "in use" "udc=gadgetfs:$GFS_UDC" "file=$GW/f2.img"
+    # The controller's driver goes while serving.
+    rmmod dummy_hcd || lh_fail "rmmod dummy_hcd"
+    g_wait 30 "mass_storage to exit" g_proc_gone "$OURS_PID"
+    wait "$OURS_PID"
+    _rc=$?
+    g_ours_log
+    [ "$_rc" = 1 ] || lh_fail "mass_storage exit $_rc after rmmod dummy_hcd, expected 1"
+    grep -q "controller went away" "$OURS_LOG" || lh_fail "no \"controller went away\" message"
+    lh_log "rmmod dummy_hcd: mass_storage exited 1 naming the reason"
+    OURS_PID=
+    g_wait 30 "sda to go away" g_block_gone sda
+    # gadgetfs not mounted and no controller to mount it for (the mount
+    # loads gadgetfs again by itself; test_gadgetfs_udc covers a kernel
+    # without gadgetfs).
+    umount "$GFS_MNT" && rmmod gadgetfs || lh_fail "unload gadgetfs"
+    g_ours_fails mass_storage "no free controller" udc=gadgetfs "file=$GW/f.img"
+}
+
+guest_main() {
+    g_host_modules
+    # A new bind connects again: no soft_connect needed between programs.
+    readonly_lun
+    two_luns
+    sigint_mid_write
+    gadget_zero_usbtest
+    $DD if=/dev/zero of="$GW/f.img" bs=1M count=4 status=none
+    $DD if=/dev/zero of="$GW/f2.img" bs=1M count=4 status=none
+    faults
+    g_no_hung_tasks
+}
+
+lh_main "$@"
