@@ -5,7 +5,9 @@
 #  2. ASan+UBSan build: unit and integration tests;
 #  3. valgrind memcheck over the unit tests of the dev build;
 #  4. libFuzzer smoke runs (clang) of every fuzz target;
-#  5. the portable-only (firmware) configuration builds.
+#  5. the portable-only (firmware) configuration builds with the host
+#     compiler, and the library cross-builds for Cortex-M4F and Cortex-M0+
+#     (arm-none-eabi, Release -Os).
 # Stops at the first failing stage; prints one summary line at the end.
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -65,5 +67,10 @@ fi
 echo "== portable-only (firmware) build"
 cmake --preset firmware -S "$src" -B "$out/firmware" >/dev/null
 cmake --build "$out/firmware" -j "$jobs"
+for core in cortex-m4f cortex-m0plus; do
+	echo "== firmware cross build: $core"
+	cmake --preset "fw-$core" -S "$src" -B "$out/fw-$core" >/dev/null
+	cmake --build "$out/fw-$core" -j "$jobs"
+done
 
 echo "test: $passed passed, $failed failed"
