@@ -6,8 +6,10 @@
 #  3. valgrind memcheck over the unit tests of the dev build;
 #  4. libFuzzer smoke runs (clang) of every fuzz target;
 #  5. the portable-only (firmware) configuration builds with the host
-#     compiler, and the library cross-builds for Cortex-M4F and Cortex-M0+
-#     (arm-none-eabi, Release -Os).
+#     compiler; the library and the firmware scenario image cross-build for
+#     Cortex-M4F and Cortex-M0+ (arm-none-eabi, Release -Os), and ctest
+#     label firmware runs each image under qemu-system-arm (mps2-an386)
+#     and checks its symbols.
 # Stops at the first failing stage; prints one summary line at the end.
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -71,6 +73,7 @@ for core in cortex-m4f cortex-m0plus; do
 	echo "== firmware cross build: $core"
 	cmake --preset "fw-$core" -S "$src" -B "$out/fw-$core" >/dev/null
 	cmake --build "$out/fw-$core" -j "$jobs"
+	run_ctest "fw-$core" "$out/fw-$core" -L firmware
 done
 
 echo "test: $passed passed, $failed failed"

@@ -232,6 +232,11 @@ struct fsg_lun_config {
  *	process by themselves.
  * @thread_exits: optional: as @ops->thread_exits (Linux 2.6.35 had it
  *	here; later kernels in ops); this one wins when both are set.
+ * @polled: no worker thread (firmware, or an event loop): the protocol
+ *	runs in fsg_common_poll(), which the firmware's main loop or an RTOS
+ *	task calls after USB events; completions and control requests only
+ *	record what happened. Not with @exit_on_signal (-USB_EINVAL). The
+ *	only form in builds without POSIX (no thread adapter there).
  */
 struct fsg_config {
 	unsigned nluns;
@@ -247,6 +252,7 @@ struct fsg_config {
 	unsigned buflen;
 	bool exit_on_signal;
 	int (*thread_exits)(struct fsg_common *common);
+	bool polled;
 };
 
 /**
@@ -386,6 +392,20 @@ unsigned fsg_common_nluns(const struct fsg_common *common);
  * of opening the file.
  */
 int fsg_common_set_lun_file(struct fsg_common *common, unsigned lun, const char *path);
+
+/**
+ * fsg_common_poll() - run a polled common object's protocol (fsg_config
+ * .polled) as far as it goes without waiting: CBWs, SCSI commands, medium
+ * access, CSWs, Reset Recovery and configuration changes. Call it from the
+ * firmware's main loop or one RTOS task, never from an interrupt or a
+ * completion, after USB events (and while it returns 1). A backend may
+ * answer -USB_EAGAIN (medium busy): the command then goes on at a later
+ * call, and EP0 is never held up by the medium.
+ * Return: 1 it did something (call again), 0 it waits for a completion,
+ * a control request or the medium; -USB_EINVAL (NULL or not polled);
+ * -USB_ESHUTDOWN (it has stopped).
+ */
+int fsg_common_poll(struct fsg_common *common);
 
 /* As fsg_common_set_lun_file() with a backend (ownership passes, NULL ejects). */
 int fsg_common_set_lun_backend(struct fsg_common *common, unsigned lun,

@@ -118,6 +118,15 @@ fail_out:
 	return rc;
 }
 
+/* Polled fsg_unbind(): the instance being unbound (one at a time: unbind
+ * runs in the one context that drives the polled worker). */
+static struct fsg_dev *unbind_fsg;
+
+static bool fsg_released(struct msf_common *common)
+{
+	return common->fsg != unbind_fsg || common->worker_done;
+}
+
 static void fsg_unbind(struct usb_configuration *c, struct usb_function *f)
 {
 	struct fsg_dev *fsg = fsg_from_func(f);
@@ -131,7 +140,16 @@ static void fsg_unbind(struct usb_configuration *c, struct usb_function *f)
 	msf__os_lock(common->os);
 	if (common->new_fsg == fsg)
 		common->new_fsg = NULL;
-	if (!msf__os_in_thread(common->os)) {
+	if (common->polled) {
+		/* No thread to wait for: run the worker here until it let go. */
+		if (common->fsg == fsg && common->state < MSF_STATE_CONFIG_CHANGE)
+			common->state = MSF_STATE_CONFIG_CHANGE;
+		msf__os_unlock(common->os);
+		unbind_fsg = fsg;
+		msf__worker_run_until(common, fsg_released);
+		unbind_fsg = NULL;
+		msf__os_lock(common->os);
+	} else if (!msf__os_in_thread(common->os)) {
 		while (common->fsg == fsg && !common->worker_done) {
 			if (common->state < MSF_STATE_CONFIG_CHANGE)
 				common->state = MSF_STATE_CONFIG_CHANGE;
