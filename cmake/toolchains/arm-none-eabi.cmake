@@ -26,8 +26,10 @@ set(CMAKE_C_FLAGS_INIT "${COMPOSITE_ARM_CPU_FLAGS} -ffunction-sections -fdata-se
 set(CMAKE_ASM_FLAGS_INIT "${COMPOSITE_ARM_CPU_FLAGS}")
 set(CMAKE_EXE_LINKER_FLAGS_INIT
     "${COMPOSITE_ARM_CPU_FLAGS} -specs=nano.specs -specs=nosys.specs -Wl,--gc-sections")
-set(CMAKE_C_FLAGS_RELEASE_INIT "-Os -DNDEBUG")
-set(CMAKE_C_FLAGS_MINSIZEREL_INIT "-Os -DNDEBUG")
+# Release is -Os here: the _INIT variables only come before CMake's own
+# "-O3 -DNDEBUG", which would win, so the cache entries are set directly.
+set(CMAKE_C_FLAGS_RELEASE "-Os -DNDEBUG" CACHE STRING "Release flags (size)")
+set(CMAKE_C_FLAGS_MINSIZEREL "-Os -DNDEBUG" CACHE STRING "MinSizeRel flags")
 
 # Headers and libraries of the target only; programs of the host.
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)

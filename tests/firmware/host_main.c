@@ -14,7 +14,7 @@ static void say(const char *line)
 
 int main(void)
 {
-	int rc = fw_scenario_run(say);
+	int rc = fw_scenario_run(say, NULL);
 
 	say(rc ? "FAILED" : "passed");
 	return rc ? 1 : 0;

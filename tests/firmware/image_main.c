@@ -2,8 +2,11 @@
  * image_main.c - the firmware scenario (scenario.h) as a bare-metal image:
  * output and the exit status through Arm semihosting (qemu
  * -semihosting-config enable=on), and the port's critical-section hooks
- * (composite/port.h) on PRIMASK.
+ * (composite/port.h) on PRIMASK. The heap is counted (the link wraps
+ * malloc, calloc and realloc) so the scenario can check that nothing is
+ * allocated after bind.
  */
+#include <stddef.h>
 #include <stdint.h>
 
 #include "composite/port.h"
@@ -59,9 +62,41 @@ void usb_port_irq_restore(unsigned long flags)
 	__asm__ volatile("msr primask, %0" :: "r"(flags) : "memory");
 }
 
+static unsigned long heap_allocs;
+
+void *__real_malloc(size_t size);
+void *__real_calloc(size_t n, size_t size);
+void *__real_realloc(void *p, size_t size);
+void *__wrap_malloc(size_t size);
+void *__wrap_calloc(size_t n, size_t size);
+void *__wrap_realloc(void *p, size_t size);
+
+void *__wrap_malloc(size_t size)
+{
+	heap_allocs++;
+	return __real_malloc(size);
+}
+
+void *__wrap_calloc(size_t n, size_t size)
+{
+	heap_allocs++;
+	return __real_calloc(n, size);
+}
+
+void *__wrap_realloc(void *p, size_t size)
+{
+	heap_allocs++;
+	return __real_realloc(p, size);
+}
+
+static unsigned long allocs(void)
+{
+	return heap_allocs;
+}
+
 int main(void)
 {
-	int rc = fw_scenario_run(say);
+	int rc = fw_scenario_run(say, allocs);
 
 	say(rc ? "FAILED" : "passed");
 	return rc ? 1 : 0;

@@ -502,8 +502,10 @@ static int reset_and_reconfigure(void)
 	return read_write(2);
 }
 
-int fw_scenario_run(void (*say_line)(const char *line))
+int fw_scenario_run(void (*say_line)(const char *line), unsigned long (*allocs)(void))
 {
+	unsigned long bound = 0;
+
 	struct usb_null_udc_config uc = { .name = "null.0", .max_speed = USB_SPEED_HIGH,
 					  .num_pairs = 2 };
 
@@ -514,6 +516,8 @@ int fw_scenario_run(void (*say_line)(const char *line))
 	gadget = usb_null_udc_gadget(udc);
 	CHECK(usb_composite_probe(&driver) == 0);
 	CHECK(common != NULL);
+	if (allocs)
+		bound = allocs();
 	RUN(enumerate());
 	say("enumerated");
 	RUN(configure());
@@ -525,6 +529,10 @@ int fw_scenario_run(void (*say_line)(const char *line))
 	say("BOT cases checked");
 	RUN(reset_and_reconfigure());
 	say("reset and reconfiguration checked");
+	if (allocs) {
+		CHECK(allocs() == bound);
+		say_num("heap allocations after bind: ", allocs() - bound);
+	}
 	usb_composite_unregister(&driver);
 	CHECK(fsg_common_poll(common) == 0);	/* unbound: nothing to do */
 	fsg_common_put(common);

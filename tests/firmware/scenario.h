@@ -10,9 +10,12 @@
 
 /*
  * Run every step; @say prints one line (progress and the failing check).
+ * @allocs: optional: how many heap allocations the program made so far;
+ * with it the scenario checks that none happens after bind (resets and
+ * reconfigurations included).
  * Return 0 when everything passed, otherwise the source line of the first
  * check that failed.
  */
-int fw_scenario_run(void (*say)(const char *line));
+int fw_scenario_run(void (*say)(const char *line), unsigned long (*allocs)(void));
 
 #endif /* FW_SCENARIO_H */

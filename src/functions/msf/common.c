@@ -257,17 +257,12 @@ static void teardown_interface(struct msf_common *common)
 
 	if (!fsg)
 		return;
+	/* The requests are the instance's (freed at its unbind): let go. */
 	for (unsigned i = 0; i < common->fsg_num_buffers; i++) {
 		struct msf__buffhd *bh = &common->buffhds[i];
 
-		if (bh->inreq) {
-			usb_ep_free_request(fsg->bulk_in, bh->inreq);
-			bh->inreq = NULL;
-		}
-		if (bh->outreq) {
-			usb_ep_free_request(fsg->bulk_out, bh->outreq);
-			bh->outreq = NULL;
-		}
+		bh->inreq = NULL;
+		bh->outreq = NULL;
 	}
 	msf__disable_eps(fsg);
 	msf__os_lock(common->os);
@@ -336,12 +331,15 @@ int msf__do_set_interface(struct msf_common *common, struct fsg_dev *new_fsg)
 	for (unsigned i = 0; i < common->fsg_num_buffers; i++) {
 		struct msf__buffhd *bh = &common->buffhds[i];
 
-		bh->inreq = usb_ep_alloc_request(fsg->bulk_in, USB_GFP_ATOMIC);
-		bh->outreq = usb_ep_alloc_request(fsg->bulk_out, USB_GFP_ATOMIC);
+		/* Allocated at fsg_bind(): nothing is allocated after bind. */
+		bh->inreq = fsg->inreqs[i];
+		bh->outreq = fsg->outreqs[i];
 		if (!bh->inreq || !bh->outreq) {
 			rc = -USB_ENOMEM;
 			goto reset;
 		}
+		bh->inreq->zero = bh->outreq->zero = 0;
+		bh->inreq->length = bh->outreq->length = 0;
 		bh->inreq->buf = bh->outreq->buf = bh->buf;
 		bh->inreq->context = bh->outreq->context = bh;
 		bh->inreq->complete = msf__bulk_in_complete;

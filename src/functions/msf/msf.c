@@ -57,6 +57,31 @@ static void ep0_complete(struct usb_ep *ep, struct usb_request *req)
 
 /* ---- usb_function callbacks -------------------------------------------------- */
 
+/* The ring's requests of this instance (NULL ones are skipped). */
+static void free_requests(struct fsg_dev *fsg)
+{
+	for (unsigned i = 0; i < FSG_NUM_BUFFERS_MAX; i++) {
+		if (fsg->inreqs[i])
+			usb_ep_free_request(fsg->bulk_in, fsg->inreqs[i]);
+		if (fsg->outreqs[i])
+			usb_ep_free_request(fsg->bulk_out, fsg->outreqs[i]);
+		fsg->inreqs[i] = fsg->outreqs[i] = NULL;
+	}
+}
+
+static int alloc_requests(struct fsg_dev *fsg)
+{
+	for (unsigned i = 0; i < fsg->common->fsg_num_buffers; i++) {
+		fsg->inreqs[i] = usb_ep_alloc_request(fsg->bulk_in, USB_GFP_KERNEL);
+		fsg->outreqs[i] = usb_ep_alloc_request(fsg->bulk_out, USB_GFP_KERNEL);
+		if (!fsg->inreqs[i] || !fsg->outreqs[i]) {
+			free_requests(fsg);
+			return -USB_ENOMEM;
+		}
+	}
+	return 0;
+}
+
 static int fsg_bind(struct usb_configuration *c, struct usb_function *f)
 {
 	struct fsg_dev *fsg = fsg_from_func(f);
@@ -110,8 +135,13 @@ static int fsg_bind(struct usb_configuration *c, struct usb_function *f)
 	rc = usb_assign_descriptors(f, fsg->fs_list, fsg->hs_list, fsg->ss_list, NULL);
 	if (rc)
 		goto fail_out;
+	rc = alloc_requests(fsg);
+	if (rc)
+		goto fail_descs;
 	return 0;
 
+fail_descs:
+	usb_free_all_descriptors(f);
 fail_out:
 	fn_bulk_pair_release(&fsg->pair);
 	fsg->bulk_in = fsg->bulk_out = NULL;
@@ -158,6 +188,7 @@ static void fsg_unbind(struct usb_configuration *c, struct usb_function *f)
 		}
 	}
 	msf__os_unlock(common->os);
+	free_requests(fsg);
 	usb_free_all_descriptors(f);
 }
 

@@ -153,6 +153,10 @@ struct fsg_dev {
 	struct usb_interface_descriptor intf_desc;
 	struct fn_bulk_pair pair;	/* bulk_in/bulk_out and their descriptors */
 	struct usb_descriptor_header *fs_list[4], *hs_list[4], *ss_list[6];
+	/* One IN and one OUT request per ring buffer, allocated at bind and
+	 * freed at unbind: nothing is allocated when the host configures. */
+	struct usb_request *inreqs[FSG_NUM_BUFFERS_MAX];
+	struct usb_request *outreqs[FSG_NUM_BUFFERS_MAX];
 	struct usb_string strings[2];
 	struct usb_gadget_strings stringtab;
 	struct usb_gadget_strings *stringtabs[2];
