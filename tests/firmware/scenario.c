@@ -80,15 +80,69 @@ static int pump(void)
 	return -1;
 }
 
-/* The oldest request on @ep, running the main loop until there is one. */
+/* The oldest request on @ep, running the main loop until there is one
+ * (it polls again while the medium is busy, as a main loop would). */
 static struct usb_request *head(struct usb_ep *ep)
 {
 	struct usb_request *r = usb_null_udc_head(udc, ep);
 
-	if (!r && pump() == 0)
+	for (unsigned i = 0; !r && i < POLLS; i++) {
+		if (pump() < 0)
+			return NULL;
 		r = usb_null_udc_head(udc, ep);
+	}
 	return r;
 }
+
+/* ---- a slow medium: the RAM disk behind a backend that can be busy ------- */
+
+static unsigned busy_per_call;	/* -USB_EAGAIN answers before each success */
+static unsigned busy_left;
+static bool stuck;		/* busy until cleared */
+static unsigned long busy_answers;
+
+static int medium_busy(void)
+{
+	if (stuck || busy_left) {
+		if (busy_left)
+			busy_left--;
+		busy_answers++;
+		return 1;
+	}
+	busy_left = busy_per_call;	/* the next call waits again */
+	return 0;
+}
+
+static int slow_read(struct fsg_backend *be, uint64_t offset, void *buf, uint32_t len)
+{
+	(void)be;
+	if (medium_busy())
+		return -USB_EAGAIN;
+	memcpy(buf, disk + offset, len);
+	return (int)len;
+}
+
+static int slow_write(struct fsg_backend *be, uint64_t offset, const void *buf, uint32_t len)
+{
+	(void)be;
+	if (medium_busy())
+		return -USB_EAGAIN;
+	memcpy(disk + offset, buf, len);
+	return (int)len;
+}
+
+static uint64_t slow_capacity(struct fsg_backend *be)
+{
+	(void)be;
+	return sizeof(disk);
+}
+
+static const struct fsg_backend_ops slow_ops = {
+	.read = slow_read,
+	.write = slow_write,
+	.capacity = slow_capacity,
+};
+static struct fsg_backend slow_backend = { .ops = &slow_ops };
 
 /* A control transfer: length moved, or -1 for a stall. */
 static int control(uint8_t type, uint8_t req, uint16_t value, uint16_t index,
@@ -307,15 +361,11 @@ static struct usb_configuration config = {
 static int config_bind(struct usb_configuration *c)
 {
 	struct fsg_config cfg;
-	struct fsg_backend *be;
 	int rc;
 
 	memset(&cfg, 0, sizeof(cfg));
-	rc = fsg_backend_mem_create(&be, disk, sizeof(disk), BS, false);
-	if (rc)
-		return rc;
 	cfg.nluns = 1;
-	cfg.luns[0].backend = be;
+	cfg.luns[0].backend = &slow_backend;	/* static: no release */
 	cfg.luns[0].removable = true;
 	cfg.can_stall = 1;
 	cfg.fsg_num_buffers = 2;
@@ -476,6 +526,41 @@ static int bot_cases(void)
 	return 0;
 }
 
+/* A medium that answers -USB_EAGAIN: commands go on at later polls, and
+ * EP0 is served while one waits for the medium. */
+static int slow_medium(void)
+{
+	uint8_t cdb[10], b[2] = { 0xff, 0xff }, status = 0xff;
+	uint32_t res = 1;
+	int x;
+
+	for (uint32_t i = 0; i < BS; i++)
+		data[i] = pattern(i, 3);
+	stuck = true;
+	busy_answers = 0;
+	rw10(cdb, 0x2a, 20, 1);
+	CHECK(send_cbw(cdb, 10, false, BS, 31) == 31);
+	CHECK(bulk_out(data, BS) == (int)BS);
+	CHECK(fsg_common_poll(common) == 0 && busy_answers > 0);
+	/* The command waits for the medium; a control transfer does not. */
+	CHECK(control(USB_DIR_IN, USB_REQ_GET_STATUS, 0, 0, b, 2) == 2);
+	CHECK(b[1] == 0 && usb_null_udc_queued(udc, ep_in) == 0);
+	stuck = false;
+	CHECK(read_csw(&status, &res) == 0 && status == 0 && res == 0);
+	CHECK(memcmp(disk + 20 * BS, data, BS) == 0);
+	/* Every read and write busy three times: the data still match. */
+	busy_per_call = busy_left = 3;
+	busy_answers = 0;
+	memset(data, 0, sizeof(data));
+	rw10(cdb, 0x28, 4, 8);
+	CHECK(command(cdb, 10, true, data, sizeof(data), &x, NULL) == 0 && x == (int)sizeof(data));
+	for (uint32_t i = 0; i < sizeof(data); i++)
+		CHECK(data[i] == pattern(i, 1));
+	CHECK(busy_answers == 3);	/* one 4 KiB buffer, busy three times */
+	busy_per_call = busy_left = 0;
+	return 0;
+}
+
 static int reset_and_reconfigure(void)
 {
 	static const uint8_t tur[6] = { 0 };
@@ -512,6 +597,8 @@ int fw_scenario_run(void (*say_line)(const char *line), unsigned long (*allocs)(
 	say = say_line;
 	tag = 0;
 	common = NULL;
+	stuck = false;
+	busy_per_call = busy_left = 0;
 	CHECK(usb_null_udc_create(&uc, &udc) == 0);
 	gadget = usb_null_udc_gadget(udc);
 	CHECK(usb_composite_probe(&driver) == 0);
@@ -527,6 +614,8 @@ int fw_scenario_run(void (*say_line)(const char *line), unsigned long (*allocs)(
 	say("READ/WRITE checked");
 	RUN(bot_cases());
 	say("BOT cases checked");
+	RUN(slow_medium());
+	say("busy medium checked (EP0 served meanwhile)");
 	RUN(reset_and_reconfigure());
 	say("reset and reconfiguration checked");
 	if (allocs) {
