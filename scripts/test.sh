@@ -69,7 +69,7 @@ fi
 echo "== portable-only (firmware) build"
 cmake --preset firmware -S "$src" -B "$out/firmware" >/dev/null
 cmake --build "$out/firmware" -j "$jobs"
-for core in cortex-m4f cortex-m0plus; do
+for core in cortex-m4f cortex-m4f-minimal cortex-m0plus; do
 	echo "== firmware cross build: $core"
 	cmake --preset "fw-$core" -S "$src" -B "$out/fw-$core" >/dev/null
 	cmake --build "$out/fw-$core" -j "$jobs"

@@ -77,5 +77,5 @@ END {
 	printf "   its READ/WRITE and most SCSI replies are left to the application)\n"
 	printf "per object (text data bss):\n"
 	for (o in objs)
-		printf "  %-22s %-9s %6d %5d %5d\n", o, objs[o], osz[o, "text"], osz[o, "data"], osz[o, "bss"] | "sort -k2,2 -k3,3nr"
+		printf "  %-22s %-9s %6d %5d %5d\n", o, objs[o], osz[o, "text"], osz[o, "data"], osz[o, "bss"] | "sort -b -k2,2 -k3,3nr"
 }' "$map"

@@ -40,8 +40,12 @@
 extern "C" {
 #endif
 
-/* Logical units per function (Linux's FSG_MAX_LUNS). */
+/* Logical units per function (Linux's FSG_MAX_LUNS). The minimal build
+ * profile (COMPOSITE_PROFILE=minimal) makes it 1, for the library and
+ * for its users alike (a public compile definition of the target). */
+#ifndef FSG_MAX_LUNS
 #define FSG_MAX_LUNS 16
+#endif
 
 /*
  * The buffer ring: NUM buffers of BUFLEN bytes each. Backing-store I/O of

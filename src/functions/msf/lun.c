@@ -137,6 +137,12 @@ int msf__lun_init(struct msf_common *common, unsigned idx,
 	uint64_t hash = 14695981039346656037u;	/* FNV-1a */
 	int rc;
 
+#ifdef MSF_NO_CDROM
+	if (lcfg->cdrom) {
+		release_backend(be);
+		return -USB_EOPNOTSUPP;	/* the minimal profile has no CD-ROM */
+	}
+#endif
 	memset(lun, 0, sizeof(*lun));
 	lun->initially_ro = lcfg->ro;
 	lun->cdrom = lcfg->cdrom;

@@ -688,6 +688,7 @@ int msf__do_scsi_command(struct msf_common *common)
 		if (reply == 0)
 			reply = msf__do_synchronize_cache(common);
 		break;
+#ifndef MSF_NO_CDROM
 	case SC_READ_TOC:
 		if (!common->curlun || !common->curlun->cdrom)
 			goto unknown;
@@ -706,6 +707,7 @@ int msf__do_scsi_command(struct msf_common *common)
 		if (reply == 0)
 			reply = msf__do_read_header(common, buf);
 		break;
+#endif
 	case SC_FORMAT_UNIT:
 	case SC_RELEASE:
 	case SC_RESERVE:
