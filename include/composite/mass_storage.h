@@ -236,6 +236,10 @@ struct fsg_lun_config {
  *	process by themselves.
  * @thread_exits: optional: as @ops->thread_exits (Linux 2.6.35 had it
  *	here; later kernels in ops); this one wins when both are set.
+ * @ring: optional caller storage for the buffer ring: FSG_RING_BYTES(
+ *	fsg_num_buffers, buflen) bytes (both after their defaults are
+ *	applied), 4-byte aligned (DMA may want more), borrowed until the
+ *	common object is freed. NULL: the ring comes from the heap.
  * @polled: no worker thread (firmware, or an event loop): the protocol
  *	runs in fsg_common_poll(), which the firmware's main loop or an RTOS
  *	task calls after USB events; completions and control requests only
@@ -256,8 +260,12 @@ struct fsg_config {
 	unsigned buflen;
 	bool exit_on_signal;
 	int (*thread_exits)(struct fsg_common *common);
+	void *ring;
 	bool polled;
 };
+
+/* Bytes of fsg_config.ring for @nbuf buffers of @buflen bytes. */
+#define FSG_RING_BYTES(nbuf, buflen) ((size_t)(nbuf) * (size_t)(buflen))
 
 /**
  * struct fsg_module_parameters - the kernel module's parameters, filled

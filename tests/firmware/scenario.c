@@ -21,6 +21,8 @@
 #define POLLS 1000u		/* far above what any step needs */
 
 static uint8_t disk[BLOCKS * BS];
+/* The MSF's buffer ring: static, not from the heap. */
+static uint32_t ring[FSG_RING_BYTES(2, FSG_BUFLEN_MIN) / sizeof(uint32_t)];
 static uint8_t data[8 * BS];
 static void (*say)(const char *line);
 
@@ -370,6 +372,7 @@ static int config_bind(struct usb_configuration *c)
 	cfg.can_stall = 1;
 	cfg.fsg_num_buffers = 2;
 	cfg.buflen = FSG_BUFLEN_MIN;
+	cfg.ring = ring;
 	cfg.polled = true;
 	rc = fsg_common_create(&common, c->cdev, &cfg);
 	if (rc)
@@ -480,6 +483,10 @@ static int read_write(uint8_t seed)
 	CHECK(x == (int)sizeof(data) && res == 0);
 	for (uint32_t i = 0; i < sizeof(data); i++)
 		CHECK(data[i] == pattern(i, seed));
+	/* The data went through the caller's ring (fsg_config.ring): one of
+	 * its two buffers holds them. */
+	CHECK(memcmp(ring, data, sizeof(data)) == 0 ||
+	      memcmp((uint8_t *)ring + FSG_BUFLEN_MIN, data, sizeof(data)) == 0);
 	/* Out of range: CHECK CONDITION, LBA OUT OF RANGE. */
 	rw10(cdb, 0x28, BLOCKS, 1);
 	CHECK(command(cdb, 10, true, data, BS, &x, NULL) == 1);

@@ -25,7 +25,7 @@ void msf__common_free(struct msf_common *common)
 	for (unsigned i = 0; i < common->nluns; i++)
 		msf__lun_close(&common->luns[i]);
 	if (common->buffhds) {
-		for (unsigned i = 0; i < common->fsg_num_buffers; i++)
+		for (unsigned i = 0; i < common->fsg_num_buffers && !common->ring_borrowed; i++)
 			free(common->buffhds[i].buf);
 		free(common->buffhds);
 	}
@@ -172,6 +172,7 @@ int msf__common_create(struct msf_common **out, struct usb_composite_dev *cdev,
 	common->private_data = cfg->private_data;
 	common->can_stall = cfg->can_stall;
 	common->polled = cfg->polled;
+	common->ring_borrowed = cfg->ring != NULL;
 	common->exit_on_signal = cfg->exit_on_signal;
 	common->state = MSF_STATE_NORMAL;
 	common->fsg_num_buffers = nbuf;
@@ -192,7 +193,8 @@ int msf__common_create(struct msf_common **out, struct usb_composite_dev *cdev,
 
 		bh->common = common;
 		bh->next = &common->buffhds[(i + 1) % nbuf];
-		bh->buf = malloc(buflen);
+		/* The caller's ring (fsg_config.ring), or one buffer each. */
+		bh->buf = cfg->ring ? (uint8_t *)cfg->ring + (size_t)i * buflen : malloc(buflen);
 		if (!bh->buf) {
 			rc = -USB_ENOMEM;
 			goto fail_free;

@@ -172,6 +172,7 @@ struct msf_common {
 	void *private_data;
 	bool can_stall;
 	bool polled;			/* no thread: fsg_common_poll() drives it */
+	bool ring_borrowed;		/* the buffers are fsg_config.ring's */
 	bool exit_on_signal;
 	bool signal_watched;
 
