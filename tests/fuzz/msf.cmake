@@ -8,3 +8,8 @@ endif()
 # The module parameters (src/functions/msf/params.c): argument vectors.
 composite_fuzzer(fuzz_msf_params SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/fuzz_msf_params.c
                  RUNS 50000)
+
+# The thread-free MSF (fsg_config.polled) through the null UDC, driven by
+# fsg_common_poll() as firmware does (portable: every build).
+composite_fuzzer(fuzz_msf_polled SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/fuzz_msf_polled.c
+                 RUNS 3000)
