@@ -14,6 +14,7 @@
 #include "composite/composite.h"
 #include "composite/mass_storage.h"
 #include "composite/null_udc.h"
+#include "busy_disk.h"
 #include "scenario.h"
 
 #define BLOCKS 64u
@@ -98,53 +99,8 @@ static struct usb_request *head(struct usb_ep *ep)
 
 /* ---- a slow medium: the RAM disk behind a backend that can be busy ------- */
 
-static unsigned busy_per_call;	/* -USB_EAGAIN answers before each success */
-static unsigned busy_left;
-static bool stuck;		/* busy until cleared */
-static unsigned long busy_answers;
+static struct busy_disk slow;
 
-static int medium_busy(void)
-{
-	if (stuck || busy_left) {
-		if (busy_left)
-			busy_left--;
-		busy_answers++;
-		return 1;
-	}
-	busy_left = busy_per_call;	/* the next call waits again */
-	return 0;
-}
-
-static int slow_read(struct fsg_backend *be, uint64_t offset, void *buf, uint32_t len)
-{
-	(void)be;
-	if (medium_busy())
-		return -USB_EAGAIN;
-	memcpy(buf, disk + offset, len);
-	return (int)len;
-}
-
-static int slow_write(struct fsg_backend *be, uint64_t offset, const void *buf, uint32_t len)
-{
-	(void)be;
-	if (medium_busy())
-		return -USB_EAGAIN;
-	memcpy(disk + offset, buf, len);
-	return (int)len;
-}
-
-static uint64_t slow_capacity(struct fsg_backend *be)
-{
-	(void)be;
-	return sizeof(disk);
-}
-
-static const struct fsg_backend_ops slow_ops = {
-	.read = slow_read,
-	.write = slow_write,
-	.capacity = slow_capacity,
-};
-static struct fsg_backend slow_backend = { .ops = &slow_ops };
 
 /* A control transfer: length moved, or -1 for a stall. */
 static int control(uint8_t type, uint8_t req, uint16_t value, uint16_t index,
@@ -367,7 +323,7 @@ static int config_bind(struct usb_configuration *c)
 
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.nluns = 1;
-	cfg.luns[0].backend = &slow_backend;	/* static: no release */
+	cfg.luns[0].backend = &slow.be;	/* static: no release */
 	cfg.luns[0].removable = true;
 	cfg.can_stall = 1;
 	cfg.fsg_num_buffers = 2;
@@ -543,28 +499,28 @@ static int slow_medium(void)
 
 	for (uint32_t i = 0; i < BS; i++)
 		data[i] = pattern(i, 3);
-	stuck = true;
-	busy_answers = 0;
+	slow.stuck = true;
+	slow.busy_answers = 0;
 	rw10(cdb, 0x2a, 20, 1);
 	CHECK(send_cbw(cdb, 10, false, BS, 31) == 31);
 	CHECK(bulk_out(data, BS) == (int)BS);
-	CHECK(fsg_common_poll(common) == 0 && busy_answers > 0);
+	CHECK(fsg_common_poll(common) == 0 && slow.busy_answers > 0);
 	/* The command waits for the medium; a control transfer does not. */
 	CHECK(control(USB_DIR_IN, USB_REQ_GET_STATUS, 0, 0, b, 2) == 2);
 	CHECK(b[1] == 0 && usb_null_udc_queued(udc, ep_in) == 0);
-	stuck = false;
+	slow.stuck = false;
 	CHECK(read_csw(&status, &res) == 0 && status == 0 && res == 0);
 	CHECK(memcmp(disk + 20 * BS, data, BS) == 0);
 	/* Every read and write busy three times: the data still match. */
-	busy_per_call = busy_left = 3;
-	busy_answers = 0;
+	slow.busy_per_call = slow.busy = 3;
+	slow.busy_answers = 0;
 	memset(data, 0, sizeof(data));
 	rw10(cdb, 0x28, 4, 8);
 	CHECK(command(cdb, 10, true, data, sizeof(data), &x, NULL) == 0 && x == (int)sizeof(data));
 	for (uint32_t i = 0; i < sizeof(data); i++)
 		CHECK(data[i] == pattern(i, 1));
-	CHECK(busy_answers == 3);	/* one 4 KiB buffer, busy three times */
-	busy_per_call = busy_left = 0;
+	CHECK(slow.busy_answers == 3);	/* one 4 KiB buffer, busy three times */
+	slow.busy_per_call = slow.busy = 0;
 	return 0;
 }
 
@@ -604,8 +560,7 @@ int fw_scenario_run(void (*say_line)(const char *line), unsigned long (*allocs)(
 	say = say_line;
 	tag = 0;
 	common = NULL;
-	stuck = false;
-	busy_per_call = busy_left = 0;
+	busy_disk_init(&slow, disk, sizeof(disk));
 	CHECK(usb_null_udc_create(&uc, &udc) == 0);
 	gadget = usb_null_udc_gadget(udc);
 	CHECK(usb_composite_probe(&driver) == 0);

@@ -24,6 +24,7 @@
 #include "composite/composite.h"
 #include "composite/mass_storage.h"
 #include "composite/null_udc.h"
+#include "busy_disk.h"	/* tests/firmware */
 #include "fuzz_input.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -37,43 +38,8 @@ static struct usb_null_udc *udc;
 static struct usb_gadget *gadget;
 static struct fsg_common *common;
 static struct usb_ep *ep_in, *ep_out;
-static unsigned busy;
+static struct busy_disk rd;
 static char can_stall;
-
-/* ---- a RAM disk that can be busy ------------------------------------------ */
-
-static int rd_read(struct fsg_backend *be, uint64_t off, void *buf, uint32_t len)
-{
-	(void)be;
-	if (busy) {
-		busy--;
-		return -USB_EAGAIN;
-	}
-	memcpy(buf, disk + off, len);
-	return (int)len;
-}
-
-static int rd_write(struct fsg_backend *be, uint64_t off, const void *buf, uint32_t len)
-{
-	(void)be;
-	if (busy) {
-		busy--;
-		return -USB_EAGAIN;
-	}
-	memcpy(disk + off, buf, len);
-	return (int)len;
-}
-
-static uint64_t rd_capacity(struct fsg_backend *be)
-{
-	(void)be;
-	return sizeof(disk);
-}
-
-static const struct fsg_backend_ops rd_ops = {
-	.read = rd_read, .write = rd_write, .capacity = rd_capacity,
-};
-static struct fsg_backend rd = { .ops = &rd_ops };
 
 /* ---- the gadget --------------------------------------------------------- */
 
@@ -95,7 +61,7 @@ static int config_bind(struct usb_configuration *c)
 
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.nluns = 1;
-	cfg.luns[0].backend = &rd;
+	cfg.luns[0].backend = &rd.be;
 	cfg.luns[0].removable = true;
 	cfg.can_stall = can_stall;
 	cfg.fsg_num_buffers = 2;
@@ -212,7 +178,7 @@ static void prove_alive(void)
 	struct usb_request *r;
 	const uint8_t *csw;
 
-	busy = 0;
+	rd.busy = 0;
 	configure(1);
 	reset_recovery();
 	make_cbw(cbw, 0x5eed, 0, 0, 0, 6, tur);
@@ -280,7 +246,7 @@ static void step(struct input *in)
 		configure(1);
 		break;
 	case 7:		/* the medium gets busy for a while */
-		busy = in_u8(in) % 16u;
+		rd.busy = in_u8(in) % 16u;
 		break;
 	default:
 		pump();
@@ -296,7 +262,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	unsigned steps = 0;
 
 	can_stall = (char)(in_u8(&in) & 1);
-	busy = 0;
+	busy_disk_init(&rd, disk, sizeof(disk));
 	common = NULL;
 	CHECK(usb_null_udc_create(&uc, &udc) == 0);
 	gadget = usb_null_udc_gadget(udc);
