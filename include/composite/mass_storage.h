@@ -243,7 +243,8 @@ struct fsg_lun_config {
  * @polled: no worker thread (firmware, or an event loop): the protocol
  *	runs in fsg_common_poll(), which the firmware's main loop or an RTOS
  *	task calls after USB events; completions and control requests only
- *	record what happened. Not with @exit_on_signal (-USB_EINVAL). The
+ *	record what happened. Not with @exit_on_signal (-USB_EINVAL);
+ *	thread_exits is never called (there is no thread to exit). The
  *	only form in builds without POSIX (no thread adapter there).
  */
 struct fsg_config {
