@@ -17,43 +17,39 @@
 
 #include "composite/port.h"
 
-#define ATOMIC_IRQ_PROTO(T, N)                                                         \
+/*
+ * A read-modify-write in a critical section: @abi's helper for size @n
+ * stores NEW (an expression of old and v) and returns RET (old or val).
+ */
+#define ATOMIC_IRQ_RMW(T, N, CNAME, ABI, NEW, RET)                                     \
+	T CNAME##_##N(volatile void *p, T v, int m) __asm__(ABI #N);                   \
+	T CNAME##_##N(volatile void *p, T v, int m)                                    \
+	{                                                                              \
+		unsigned long f = usb_port_irq_save();                                 \
+		T old = *(volatile T *)p;                                              \
+		T val = (T)(NEW);                                                      \
+		(void)m;                                                               \
+		(void)old;                                                             \
+		*(volatile T *)p = val;                                                \
+		usb_port_irq_restore(f);                                               \
+		return RET;                                                            \
+	}
+
+/* __atomic_fetch_<op>_N returns the old value, __atomic_<op>_fetch_N the new. */
+#define ATOMIC_IRQ_FETCH_OP(T, N, NAME, OP)                                            \
+	ATOMIC_IRQ_RMW(T, N, composite__atomic_fetch_##NAME, "__atomic_fetch_" #NAME "_", \
+		       old OP v, old)                                                  \
+	ATOMIC_IRQ_RMW(T, N, composite__atomic_##NAME##_fetch, "__atomic_" #NAME "_fetch_", \
+		       old OP v, val)
+
+#define ATOMIC_IRQ_SIZE(T, N)                                                          \
 	T composite__atomic_load_##N(const volatile void *p, int m)                    \
 		__asm__("__atomic_load_" #N);                                          \
 	void composite__atomic_store_##N(volatile void *p, T v, int m)                 \
 		__asm__("__atomic_store_" #N);                                         \
-	T composite__atomic_exchange_##N(volatile void *p, T v, int m)                 \
-		__asm__("__atomic_exchange_" #N);                                      \
 	bool composite__atomic_compare_exchange_##N(volatile void *p, void *expected,  \
 						    T desired, int ms, int mf)         \
-		__asm__("__atomic_compare_exchange_" #N);
-
-#define ATOMIC_IRQ_FETCH_OP(T, N, NAME, OP)                                            \
-	T composite__atomic_fetch_##NAME##_##N(volatile void *p, T v, int m)           \
-		__asm__("__atomic_fetch_" #NAME "_" #N);                               \
-	T composite__atomic_fetch_##NAME##_##N(volatile void *p, T v, int m)           \
-	{                                                                              \
-		unsigned long f = usb_port_irq_save();                                 \
-		T old = *(volatile T *)p;                                              \
-		(void)m;                                                               \
-		*(volatile T *)p = (T)(old OP v);                                      \
-		usb_port_irq_restore(f);                                               \
-		return old;                                                            \
-	}                                                                              \
-	T composite__atomic_##NAME##_fetch_##N(volatile void *p, T v, int m)           \
-		__asm__("__atomic_" #NAME "_fetch_" #N);                               \
-	T composite__atomic_##NAME##_fetch_##N(volatile void *p, T v, int m)           \
-	{                                                                              \
-		unsigned long f = usb_port_irq_save();                                 \
-		T val = (T)(*(volatile T *)p OP v);                                    \
-		(void)m;                                                               \
-		*(volatile T *)p = val;                                                \
-		usb_port_irq_restore(f);                                               \
-		return val;                                                            \
-	}
-
-#define ATOMIC_IRQ_SIZE(T, N)                                                          \
-	ATOMIC_IRQ_PROTO(T, N)                                                         \
+		__asm__("__atomic_compare_exchange_" #N);                              \
 	T composite__atomic_load_##N(const volatile void *p, int m)                    \
 	{                                                                              \
 		unsigned long f = usb_port_irq_save();                                 \
@@ -68,15 +64,6 @@
 		(void)m;                                                               \
 		*(volatile T *)p = v;                                                  \
 		usb_port_irq_restore(f);                                               \
-	}                                                                              \
-	T composite__atomic_exchange_##N(volatile void *p, T v, int m)                 \
-	{                                                                              \
-		unsigned long f = usb_port_irq_save();                                 \
-		T old = *(volatile T *)p;                                              \
-		(void)m;                                                               \
-		*(volatile T *)p = v;                                                  \
-		usb_port_irq_restore(f);                                               \
-		return old;                                                            \
 	}                                                                              \
 	bool composite__atomic_compare_exchange_##N(volatile void *p, void *expected,  \
 						    T desired, int ms, int mf)         \
@@ -95,6 +82,7 @@
 			memcpy(expected, &cur, sizeof(cur));                           \
 		return ok;                                                             \
 	}                                                                              \
+	ATOMIC_IRQ_RMW(T, N, composite__atomic_exchange, "__atomic_exchange_", v, old) \
 	ATOMIC_IRQ_FETCH_OP(T, N, add, +)                                              \
 	ATOMIC_IRQ_FETCH_OP(T, N, sub, -)                                              \
 	ATOMIC_IRQ_FETCH_OP(T, N, and, &)                                              \

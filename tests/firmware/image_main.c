@@ -8,7 +8,6 @@
  */
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
 #include "composite/port.h"
 #include "scenario.h"
@@ -101,20 +100,8 @@ static unsigned long allocs(void)
 int main(void)
 {
 	int rc = fw_scenario_run(say, allocs);
-	char line[48] = "heap requested in all (bytes): ";
-	size_t n = strlen(line), k = 0;
-	char digits[12];
-	unsigned long v = heap_bytes;
 
-	/* Everything is allocated at probe and bind (none after): the peak. */
-	do {
-		digits[k++] = (char)('0' + v % 10u);
-		v /= 10u;
-	} while (v);
-	while (k)
-		line[n++] = digits[--k];
-	line[n] = '\0';
-	say(line);
+	fw_say_num("heap requested in all (bytes): ", heap_bytes);
 
 	say(rc ? "FAILED" : "passed");
 	return rc ? 1 : 0;

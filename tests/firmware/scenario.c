@@ -37,7 +37,7 @@ static uint32_t tag;
 
 /* ---- reporting ------------------------------------------------------------ */
 
-static void say_num(const char *what, unsigned long v)
+void fw_say_num(const char *what, unsigned long v)
 {
 	char line[64], digits[12];
 	size_t n = strlen(what), k = 0;
@@ -58,7 +58,7 @@ static void say_num(const char *what, unsigned long v)
 #define CHECK(cond)                                             \
 	do {                                                    \
 		if (!(cond)) {                                  \
-			say_num("FAILED: check at scenario.c:", __LINE__); \
+			fw_say_num("FAILED: check at scenario.c:", __LINE__); \
 			return __LINE__;                        \
 		}                                               \
 	} while (0)
@@ -582,7 +582,7 @@ int fw_scenario_run(void (*say_line)(const char *line), unsigned long (*allocs)(
 	say("reset and reconfiguration checked");
 	if (allocs) {
 		CHECK(allocs() == bound);
-		say_num("heap allocations after bind: ", allocs() - bound);
+		fw_say_num("heap allocations after bind: ", allocs() - bound);
 	}
 	usb_composite_unregister(&driver);
 	CHECK(fsg_common_poll(common) == 0);	/* unbound: nothing to do */

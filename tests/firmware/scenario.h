@@ -18,4 +18,7 @@
  */
 int fw_scenario_run(void (*say)(const char *line), unsigned long (*allocs)(void));
 
+/* Print "@what<decimal @v>" through the last run's @say (no printf). */
+void fw_say_num(const char *what, unsigned long v);
+
 #endif /* FW_SCENARIO_H */
