@@ -8,7 +8,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 pkgs="build-essential cmake pkg-config git libcmocka-dev libusb-1.0-0-dev usbip
 clang libclang-rt-14-dev valgrind qemu-system-x86 linux-image-amd64 busybox-static
 cpio kmod mtools dosfstools fdisk genisoimage tshark libconfig-dev
-libusbgx-dev linux-libc-dev"
+libusbgx-dev linux-libc-dev gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm"
 if [ -f "$here/tests/linux-host/packages.txt" ]; then
 	pkgs="$pkgs $(grep -v '^#' "$here/tests/linux-host/packages.txt" | tr '\n' ' ')"
 fi

@@ -5,7 +5,11 @@
 #  2. ASan+UBSan build: unit and integration tests;
 #  3. valgrind memcheck over the unit tests of the dev build;
 #  4. libFuzzer smoke runs (clang) of every fuzz target;
-#  5. the portable-only (firmware) configuration builds.
+#  5. the portable-only (firmware) configuration builds with the host
+#     compiler; the library and the firmware scenario image cross-build for
+#     Cortex-M4F and Cortex-M0+ (arm-none-eabi, Release -Os), and ctest
+#     label firmware runs each image under qemu-system-arm (mps2-an386)
+#     and checks its symbols.
 # Stops at the first failing stage; prints one summary line at the end.
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -65,5 +69,11 @@ fi
 echo "== portable-only (firmware) build"
 cmake --preset firmware -S "$src" -B "$out/firmware" >/dev/null
 cmake --build "$out/firmware" -j "$jobs"
+for core in cortex-m4f cortex-m4f-minimal cortex-m0plus; do
+	echo "== firmware cross build: $core"
+	cmake --preset "fw-$core" -S "$src" -B "$out/fw-$core" >/dev/null
+	cmake --build "$out/fw-$core" -j "$jobs"
+	run_ctest "fw-$core" "$out/fw-$core" -L firmware
+done
 
 echo "test: $passed passed, $failed failed"

@@ -72,7 +72,9 @@ enum usb_error {
  * @err: a value from enum usb_error, negative (as returned) or positive.
  *
  * Return: a static string such as "EPIPE (broken pipe / stall)"; unknown
- * numbers give "unknown error". Never NULL. Safe from any thread.
+ * numbers give "unknown error". Never NULL. Safe from any thread. A build
+ * with COMPOSITE_NO_ERROR_STRINGS (cmake option of that name, on for
+ * bare-metal targets) has no names: "success" for 0, "error" otherwise.
  */
 const char *usb_strerror(int err);
 

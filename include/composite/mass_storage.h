@@ -40,8 +40,12 @@
 extern "C" {
 #endif
 
-/* Logical units per function (Linux's FSG_MAX_LUNS). */
+/* Logical units per function (Linux's FSG_MAX_LUNS). The minimal build
+ * profile (COMPOSITE_PROFILE=minimal) makes it 1, for the library and
+ * for its users alike (a public compile definition of the target). */
+#ifndef FSG_MAX_LUNS
 #define FSG_MAX_LUNS 16
+#endif
 
 /*
  * The buffer ring: NUM buffers of BUFLEN bytes each. Backing-store I/O of
@@ -232,6 +236,16 @@ struct fsg_lun_config {
  *	process by themselves.
  * @thread_exits: optional: as @ops->thread_exits (Linux 2.6.35 had it
  *	here; later kernels in ops); this one wins when both are set.
+ * @ring: optional caller storage for the buffer ring: FSG_RING_BYTES(
+ *	fsg_num_buffers, buflen) bytes (both after their defaults are
+ *	applied), 4-byte aligned (DMA may want more), borrowed until the
+ *	common object is freed. NULL: the ring comes from the heap.
+ * @polled: no worker thread (firmware, or an event loop): the protocol
+ *	runs in fsg_common_poll(), which the firmware's main loop or an RTOS
+ *	task calls after USB events; completions and control requests only
+ *	record what happened. Not with @exit_on_signal (-USB_EINVAL);
+ *	thread_exits is never called (there is no thread to exit). The
+ *	only form in builds without POSIX (no thread adapter there).
  */
 struct fsg_config {
 	unsigned nluns;
@@ -247,7 +261,12 @@ struct fsg_config {
 	unsigned buflen;
 	bool exit_on_signal;
 	int (*thread_exits)(struct fsg_common *common);
+	void *ring;
+	bool polled;
 };
+
+/* Bytes of fsg_config.ring for @nbuf buffers of @buflen bytes. */
+#define FSG_RING_BYTES(nbuf, buflen) ((size_t)(nbuf) * (size_t)(buflen))
 
 /**
  * struct fsg_module_parameters - the kernel module's parameters, filled
@@ -386,6 +405,20 @@ unsigned fsg_common_nluns(const struct fsg_common *common);
  * of opening the file.
  */
 int fsg_common_set_lun_file(struct fsg_common *common, unsigned lun, const char *path);
+
+/**
+ * fsg_common_poll() - run a polled common object's protocol (fsg_config
+ * .polled) as far as it goes without waiting: CBWs, SCSI commands, medium
+ * access, CSWs, Reset Recovery and configuration changes. Call it from the
+ * firmware's main loop or one RTOS task, never from an interrupt or a
+ * completion, after USB events (and while it returns 1). A backend may
+ * answer -USB_EAGAIN (medium busy): the command then goes on at a later
+ * call, and EP0 is never held up by the medium.
+ * Return: 1 it did something (call again), 0 it waits for a completion,
+ * a control request or the medium; -USB_EINVAL (NULL or not polled);
+ * -USB_ESHUTDOWN (it has stopped).
+ */
+int fsg_common_poll(struct fsg_common *common);
 
 /* As fsg_common_set_lun_file() with a backend (ownership passes, NULL ejects). */
 int fsg_common_set_lun_backend(struct fsg_common *common, unsigned lun,

@@ -1,11 +1,19 @@
 /*
  * errors.c - usb_strerror(): names for the library's fixed error numbers
- * (include/composite/errors.h). Pure data, no state.
+ * (include/composite/errors.h). Pure data, no state. COMPOSITE_NO_ERROR_STRINGS
+ * (the firmware profile's default) leaves the names out.
  */
 #include "composite/errors.h"
 
 #include <stddef.h>
 
+#ifdef COMPOSITE_NO_ERROR_STRINGS
+/* Firmware profile: no table (1.6 KiB); callers print the number. */
+const char *usb_strerror(int err)
+{
+	return err == 0 ? "success" : "error";
+}
+#else
 struct error_name {
 	int err;
 	const char *text;
@@ -74,3 +82,4 @@ const char *usb_strerror(int err)
 			return error_names[i].text;
 	return "unknown error";
 }
+#endif /* COMPOSITE_NO_ERROR_STRINGS */

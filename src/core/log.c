@@ -53,7 +53,8 @@ static void vlog(const char *fmt, va_list ap)
 #endif
 }
 
-void composite__warn(const char *fmt, ...)
+/* The name in parentheses: with COMPOSITE_NO_STDIO core.h makes it a macro. */
+void (composite__warn)(const char *fmt, ...)
 {
 	va_list ap;
 

@@ -5,11 +5,59 @@
  * capability and the landing page's URL descriptor), with the checks made
  * when a configuration or the device is bound. Reads the device's os_desc
  * fields and the functions' os_desc_tables; writes only into the buffer
- * it is given.
+ * it is given. The minimal build profile (COMPOSITE_NO_OS_DESC) keeps only
+ * the "none" answers and refuses a device that asks for any of them.
  */
 #include <string.h>
 
 #include "core.h"
+
+#ifdef COMPOSITE_NO_OS_DESC
+int composite__os_string_desc(struct usb_composite_dev *cdev, uint8_t *buf, size_t cap)
+{
+	(void)cdev;
+	(void)buf;
+	(void)cap;
+	return -USB_EOPNOTSUPP;	/* use_os_string is refused at bind */
+}
+
+unsigned composite__os_bos_caps(const struct usb_composite_dev *cdev)
+{
+	(void)cdev;
+	return 0;
+}
+
+int composite__os_bos_desc(struct usb_composite_dev *cdev, uint8_t *buf, size_t cap)
+{
+	(void)cdev;
+	(void)buf;
+	(void)cap;
+	return 0;
+}
+
+bool composite__os_vendor_request(struct usb_composite_dev *cdev,
+				  const struct usb_ctrlrequest *ctrl, int *result)
+{
+	(void)cdev;
+	(void)ctrl;
+	(void)result;
+	return false;
+}
+
+int composite__os_desc_check_config(struct usb_composite_dev *cdev, struct usb_configuration *c)
+{
+	(void)cdev;
+	(void)c;
+	return 0;
+}
+
+int composite__os_desc_check_device(struct usb_composite_dev *cdev)
+{
+	if (cdev->use_os_string || cdev->use_ms_os_20 || cdev->use_webusb)
+		return -USB_EOPNOTSUPP;
+	return 0;
+}
+#else
 
 /* ---- a bounded writer; with no buffer it only measures ------------------ */
 
@@ -582,3 +630,4 @@ int composite__os_desc_check_device(struct usb_composite_dev *cdev)
 	}
 	return 0;
 }
+#endif /* COMPOSITE_NO_OS_DESC */

@@ -10,10 +10,30 @@
 #include <string.h>
 
 #include "core.h"
+#ifdef COMPOSITE_IRQ_HOOKS
+#include "composite/port.h"
+#endif
 
 /* Registry of gadgets, linked through usb_gadget.udc_priv. A spinlock: the
  * critical sections are a few pointer operations and never call out. */
 static struct list_head udc_list = USB_LIST_HEAD_INIT(udc_list);
+#ifdef COMPOSITE_IRQ_HOOKS
+/* Bare metal: the port's critical section (composite/port.h), so that an
+ * interrupt never spins on a lock its own core holds. Not nested. */
+static unsigned long udc_lock_flags;
+
+void composite__registry_lock(void)
+{
+	unsigned long flags = usb_port_irq_save();
+
+	udc_lock_flags = flags;
+}
+
+void composite__registry_unlock(void)
+{
+	usb_port_irq_restore(udc_lock_flags);
+}
+#else
 static atomic_flag udc_lock = ATOMIC_FLAG_INIT;
 
 void composite__registry_lock(void)
@@ -26,6 +46,7 @@ void composite__registry_unlock(void)
 {
 	atomic_flag_clear_explicit(&udc_lock, memory_order_release);
 }
+#endif
 
 void usb_gadget_init(struct usb_gadget *gadget)
 {

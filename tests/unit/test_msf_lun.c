@@ -47,6 +47,8 @@ struct test_be {
 	bool fail_flush;
 	atomic_int flushes;
 	atomic_int writes_since_flush;
+	atomic_int busy;		/* calls still answered -USB_EAGAIN */
+	atomic_int busy_answers;
 };
 
 static struct test_be *tb_of(struct fsg_backend *be)
@@ -59,11 +61,23 @@ static bool overlaps(struct test_be *t, uint64_t off, uint32_t len)
 	return off < t->fail_to && off + len > t->fail_from;
 }
 
+/* The non-blocking form: "busy, ask again" while t->busy lasts. */
+static bool tb_busy(struct test_be *t)
+{
+	if (atomic_load(&t->busy) <= 0)
+		return false;
+	atomic_fetch_sub(&t->busy, 1);
+	atomic_fetch_add(&t->busy_answers, 1);
+	return true;
+}
+
 static int tb_read(struct fsg_backend *be, uint64_t off, void *buf, uint32_t len)
 {
 	struct test_be *t = tb_of(be);
 	int rc;
 
+	if (tb_busy(t))
+		return -USB_EAGAIN;
 	if (overlaps(t, off, len)) {
 		/* Deliver what comes before the bad range, then fail. */
 		uint32_t good = off < t->fail_from ? (uint32_t)(t->fail_from - off) : 0;
@@ -80,6 +94,8 @@ static int tb_write(struct fsg_backend *be, uint64_t off, const void *buf, uint3
 {
 	struct test_be *t = tb_of(be);
 
+	if (tb_busy(t))
+		return -USB_EAGAIN;
 	atomic_fetch_add(&t->writes_since_flush, 1);
 	if (overlaps(t, off, len)) {
 		uint32_t good = off < t->fail_from ? (uint32_t)(t->fail_from - off) : 0;
@@ -95,6 +111,8 @@ static int tb_flush(struct fsg_backend *be)
 {
 	struct test_be *t = tb_of(be);
 
+	if (tb_busy(t))
+		return -USB_EAGAIN;
 	atomic_fetch_add(&t->flushes, 1);
 	atomic_store(&t->writes_since_flush, 0);
 	return t->fail_flush ? -USB_EIO : 0;
@@ -567,6 +585,37 @@ static void test_msf_lun_block_device(void **state)
 	free(buf);
 }
 
+/* The worker thread meets a busy medium (-USB_EAGAIN): it yields and asks
+ * again; READ, WRITE, FUA and SYNCHRONIZE CACHE all complete with the
+ * right data (the polled form is tests/firmware's). */
+static void test_msf_lun_busy_medium_thread(void **state)
+{
+	uint8_t sync[10] = { 0x35 };
+	uint8_t buf[4096], back[4096];
+	struct test_be *t = tb_new();
+	struct msf_fx *fx = msf_fx_new();
+
+	(void)state;
+	fx->cfg.luns[0].backend = &t->be;
+	msf_fx_up(fx, USB_SPEED_HIGH);
+	assert_int_equal(msf_fx_clear_ua(fx, 0), 0);
+	for (unsigned i = 0; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)(i * 5u + 1u);
+	atomic_store(&t->busy, 3);
+	assert_int_equal(msf_fx_write10(fx, 0, 16, 8, buf, 4096, 0x08), 0);	/* FUA */
+	assert_int_equal(atomic_load(&t->busy_answers), 3);
+	assert_int_equal(atomic_load(&t->flushes), 1);
+	atomic_store(&t->busy, 3);
+	assert_int_equal(msf_fx_read10(fx, 0, 16, 8, back, 4096, 0), 0);
+	assert_memory_equal(back, buf, sizeof(buf));
+	atomic_store(&t->busy, 2);
+	assert_int_equal(msf_fx_cmd(fx, 0, sync, 10, false, NULL, 0, NULL, NULL), 0);
+	assert_int_equal(atomic_load(&t->flushes), 2);
+	assert_int_equal(atomic_load(&t->busy_answers), 8);
+	msf_fx_free(fx);
+	tb_free(t);
+}
+
 static void test_msf_lun_flush_on_fua_sync_and_nofua(void **state)
 {
 	uint8_t sync[10] = { 0x35 };
@@ -738,6 +787,7 @@ int main(void)
 		cmocka_unit_test(test_msf_lun_file_sync_fua),
 		cmocka_unit_test(test_msf_lun_block_device),
 		cmocka_unit_test(test_msf_lun_flush_on_fua_sync_and_nofua),
+		cmocka_unit_test(test_msf_lun_busy_medium_thread),
 		cmocka_unit_test(test_msf_lun_write_cache_off_flushes_every_write),
 		cmocka_unit_test(test_msf_lun_medium_errors_carry_the_lba),
 		cmocka_unit_test(test_msf_lun_init_errors),

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -166,6 +167,41 @@ static void test_msf_scsi_inquiry_vpd(void **state)
 	cdb[2] = 0x80;
 	assert_int_equal(msf_fx_cmd(fx, 0, cdb, 6, true, buf, 255, &x, NULL), 1);
 	expect_sense(fx, 0, 0x052400);
+	msf_fx_free(fx);
+}
+
+/* Without a configured serial: 12 hex digits of the INQUIRY string's
+ * FNV-1a hash and the LUN in two digits, formatted by lun.c without printf
+ * (newlib-nano printed "lX" for %llX); compared with the host's printf. */
+static void test_msf_scsi_vpd_serial_from_hash(void **state)
+{
+	uint8_t cdb[6] = { 0x12, 0x01, 0x80, 0, 255, 0 };
+	uint8_t inq[6] = { 0x12, 0, 0, 0, 36, 0 };
+	uint64_t hash = 14695981039346656037u;
+	char want[20];
+	uint8_t buf[255];
+	int x;
+	struct msf_fx *fx = msf_fx_new();
+
+	(void)state;
+	fx->cfg.nluns = 2;
+	fx->cfg.luns[0].backend = msf_fx_mem(BLOCKS, 512);
+	fx->cfg.luns[1].backend = msf_fx_mem(BLOCKS, 512);
+	msf_fx_up(fx, USB_SPEED_HIGH);
+	/* The hashed string: vendor, product and revision of INQUIRY. */
+	assert_int_equal(msf_fx_clear_ua(fx, 1), 0);
+	assert_int_equal(msf_fx_cmd(fx, 1, inq, 6, true, buf, 36, &x, NULL), 0);
+	assert_int_equal(x, 36);
+	for (unsigned i = 8; i < 36; i++) {
+		hash ^= buf[i];
+		hash *= 1099511628211u;
+	}
+	snprintf(want, sizeof(want), "%012llX%02u",
+		 (unsigned long long)(hash & 0xffffffffffffu), 1u);
+	assert_int_equal(msf_fx_cmd(fx, 1, cdb, 6, true, buf, 255, &x, NULL), 0);
+	assert_int_equal(x, 4 + 14);
+	assert_int_equal(buf[3], 14);
+	assert_memory_equal(buf + 4, want, 14);
 	msf_fx_free(fx);
 }
 
@@ -638,6 +674,7 @@ int main(void)
 		cmocka_unit_test(test_msf_scsi_inquiry_standard),
 		cmocka_unit_test(test_msf_scsi_inquiry_names_removable_cdrom),
 		cmocka_unit_test(test_msf_scsi_inquiry_vpd),
+		cmocka_unit_test(test_msf_scsi_vpd_serial_from_hash),
 		cmocka_unit_test(test_msf_scsi_request_sense_bytes),
 		cmocka_unit_test(test_msf_scsi_read_capacity),
 		cmocka_unit_test(test_msf_scsi_mode_sense),

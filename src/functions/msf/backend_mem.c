@@ -98,8 +98,9 @@ int fsg_backend_mem_create(struct fsg_backend **out, void *mem, uint64_t size,
 	if (!out)
 		return -USB_EINVAL;
 	*out = NULL;
+	/* block_size is a power of two: a mask, not a 64-bit division. */
 	if ((block_size != 512 && block_size != 1024 && block_size != 2048 &&
-	     block_size != 4096) || size == 0 || size % block_size ||
+	     block_size != 4096) || size == 0 || (size & (block_size - 1u)) ||
 	    size > (uint64_t)SIZE_MAX)
 		return -USB_EINVAL;
 	m = calloc(1, sizeof(*m));

@@ -7,6 +7,11 @@
  * Portable C11: threads and locks only through msf_os.h. Touches the
  * common object's transport state and its buffer ring; SCSI commands are
  * scsi.c's, LUN state lun.c's.
+ *
+ * One protocol core, two drivers: a worker thread (worker_posix.c), whose
+ * waits sleep, or none (fsg_config.polled): every wait then returns
+ * -USB_EAGAIN instead, the phase in common->phase and the progress kept
+ * in the common object let fsg_common_poll() resume where it stopped.
  */
 #include <string.h>
 
@@ -25,6 +30,8 @@ int msf__sleep_locked(struct msf_common *common, bool can_freeze)
 	(void)can_freeze;
 	if (msf__exception_pending(common))
 		return -USB_EINTR;
+	if (common->polled)
+		return -USB_EAGAIN;	/* a completion or request will poll again */
 	common->wait_any = true;
 	msf__os_wait(common->os);
 	common->wait_any = false;
@@ -71,12 +78,16 @@ int msf__wait_buf(struct msf_common *common, struct msf__buffhd *bh,
 {
 	int rc = 0;
 
-	if (spin_for(common, bh, state))
+	if (!common->polled && spin_for(common, bh, state))
 		return 0;
 	msf__os_lock(common->os);
 	while (bh->state != state) {
 		if (msf__exception_pending(common)) {
 			rc = -USB_EINTR;
+			break;
+		}
+		if (common->polled) {
+			rc = -USB_EAGAIN;
 			break;
 		}
 		/* Completions of other buffers need not wake us (see msf.c). */
@@ -230,9 +241,30 @@ static void wedge_bulk_endpoints(struct msf_common *common)
 	do {
 		/* No IN request is queued between commands; retry if racing. */
 		rc = usb_ep_set_wedge(fsg->bulk_in);
+		if (rc == -USB_EAGAIN && common->polled) {
+			/* The last CSW is still queued: the next poll retries. */
+			common->wedge_pending = true;
+			return;
+		}
 		if (rc == -USB_EAGAIN && msf__halt_bulk_in(common) == -USB_EINTR)
 			return;
 	} while (rc == -USB_EAGAIN);
+}
+
+/* Polled: wedge bulk-IN once the CSW queued on it went out. */
+static int finish_wedge(struct msf_common *common)
+{
+	int rc;
+
+	if (!common->fsg) {
+		common->wedge_pending = false;
+		return 0;
+	}
+	rc = usb_ep_set_wedge(common->fsg->bulk_in);
+	if (rc == -USB_EAGAIN)
+		return rc;
+	common->wedge_pending = false;
+	return 0;
 }
 
 /* ---- command phase -------------------------------------------------------- */
@@ -304,14 +336,16 @@ static int get_next_command(struct msf_common *common)
 		if (!queue_cbw(common, bh)) {
 			/* Disconnected: an exception is on its way; do not spin. */
 			msf__os_lock(common->os);
-			(void)msf__sleep_locked(common, true);
+			rc = msf__sleep_locked(common, true);
 			msf__os_unlock(common->os);
-			return -USB_EIO;
+			return rc == -USB_EAGAIN ? rc : -USB_EIO;
 		}
 	}
-	common->cbw_bh = NULL;
 
 	rc = msf__wait_buf(common, bh, MSF_BUF_FULL);
+	if (rc == -USB_EAGAIN)
+		return rc;	/* cbw_bh stays: the next poll waits again */
+	common->cbw_bh = NULL;
 	if (rc)
 		return rc;
 	rc = received_cbw(common, bh);
@@ -386,20 +420,27 @@ static int finish_reply(struct msf_common *common)
 		if (!common->fsg)
 			return -USB_EIO;
 		if (common->residue == 0) {
+			if (common->reply_queued)
+				break;
 			bh->inreq->zero = 0;
 			if (!msf__start_in_transfer(common, bh))
 				return -USB_EIO;
 			common->next_buffhd_to_fill = bh->next;
+			common->reply_queued = true;
 			break;
 		}
 		/*
 		 * Short reply: end the data with a short packet, then stall
-		 * so the host does not wait for the rest (BOT 6.7.2).
+		 * so the host does not wait for the rest (BOT 6.7.2). A polled
+		 * worker comes back here (reply_queued) until the halt is set.
 		 */
-		bh->inreq->zero = 1;
-		if (!msf__start_in_transfer(common, bh))
-			rc = -USB_EIO;
-		common->next_buffhd_to_fill = bh->next;
+		if (!common->reply_queued) {
+			bh->inreq->zero = 1;
+			if (!msf__start_in_transfer(common, bh))
+				rc = -USB_EIO;
+			common->next_buffhd_to_fill = bh->next;
+			common->reply_queued = true;
+		}
 		if (common->can_stall)
 			rc = msf__halt_bulk_in(common);
 		break;
@@ -433,16 +474,25 @@ static int finish_reply(struct msf_common *common)
 	return rc;
 }
 
-static void send_status(struct msf_common *common)
+/*
+ * Send the CSW. A polled worker resumes at common->status_step: 1 once
+ * the CSW is in its buffer, 2 once the next CBW's request is queued.
+ * Return 0, or -USB_EAGAIN (polled: call again).
+ */
+static int send_status(struct msf_common *common)
 {
 	struct msf__buffhd *bh = common->next_buffhd_to_fill;
 	struct msf__lun *curlun = common->curlun;
 	uint8_t *csw;
 	uint8_t status = MSF_CSW_PASSED;
 	uint32_t sd;
+	int rc;
 
-	if (msf__wait_buf(common, bh, MSF_BUF_EMPTY))
-		return;
+	if (common->status_step >= 1)
+		goto queue_cbw_ahead;
+	rc = msf__wait_buf(common, bh, MSF_BUF_EMPTY);
+	if (rc)
+		return rc == -USB_EAGAIN ? rc : 0;
 
 	msf__os_file_lock(common->os);
 	if (curlun)
@@ -466,28 +516,39 @@ static void send_status(struct msf_common *common)
 
 	bh->inreq->length = MSF_CSW_LEN;
 	bh->inreq->zero = 0;
+	common->status_step = 1;
+
+queue_cbw_ahead:
 	/*
 	 * Queue the next CBW's request before the CSW: the host sends the CBW
 	 * right after reading the CSW and then finds it waiting, and the
 	 * worker does not queue while the host is busy with the CSW.
 	 */
-	if (msf__wait_buf(common, bh->next, MSF_BUF_EMPTY) == 0)
-		(void)queue_cbw(common, bh->next);
+	if (common->status_step == 1) {
+		rc = msf__wait_buf(common, bh->next, MSF_BUF_EMPTY);
+		if (rc == -USB_EAGAIN)
+			return rc;
+		if (rc == 0)
+			(void)queue_cbw(common, bh->next);
+		common->status_step = 2;
+	}
+	common->status_step = 0;
 	if (msf__start_in_transfer(common, bh))
 		common->next_buffhd_to_fill = bh->next;
+	return 0;
 }
 
 /* ---- exceptions ------------------------------------------------------------ */
 
-static void handle_exception(struct msf_common *common)
+/*
+ * Cancel every transfer in flight and wait until they are back. 0, or
+ * -USB_EAGAIN (polled: some are not given back yet; call again).
+ */
+static int cancel_transfers(struct msf_common *common)
 {
 	struct fsg_dev *fsg = common->fsg;
-	enum msf__state old_state;
-	struct fsg_dev *new_fsg;
-	bool continue_ep0;
 	unsigned i;
 
-	/* Cancel every transfer in flight and wait until they are back. */
 	if (fsg) {
 		for (i = 0; i < common->fsg_num_buffers; i++) {
 			struct msf__buffhd *bh = &common->buffhds[i];
@@ -511,6 +572,10 @@ static void handle_exception(struct msf_common *common)
 					common->buffhds[i].outreq_busy;
 			if (!busy)
 				break;
+			if (common->polled) {
+				msf__os_unlock(common->os);
+				return -USB_EAGAIN;
+			}
 			common->wait_any = true;
 			msf__os_wait(common->os);
 			common->wait_any = false;
@@ -521,6 +586,19 @@ static void handle_exception(struct msf_common *common)
 		if (fsg->bulk_out_enabled)
 			usb_ep_fifo_flush(fsg->bulk_out);
 	}
+	return 0;
+}
+
+/* Reset Recovery, configuration change, exit. 0, or -USB_EAGAIN (polled). */
+static int handle_exception(struct msf_common *common)
+{
+	enum msf__state old_state;
+	struct fsg_dev *new_fsg;
+	bool continue_ep0;
+	unsigned i;
+
+	if (cancel_transfers(common))
+		return -USB_EAGAIN;
 
 	/* Reset the ring, the command state and the exception. */
 	msf__os_file_lock(common->os);
@@ -530,6 +608,12 @@ static void handle_exception(struct msf_common *common)
 	common->next_buffhd_to_fill = &common->buffhds[0];
 	common->next_buffhd_to_drain = &common->buffhds[0];
 	common->cbw_bh = NULL;	/* its request was cancelled above */
+	common->phase = MSF_PHASE_COMMAND;
+	common->cmd_resume = false;
+	common->reply_queued = false;
+	common->recv_queued = false;
+	common->wedge_pending = false;
+	common->status_step = 0;
 	new_fsg = common->new_fsg;
 	old_state = common->state;
 	if (old_state != MSF_STATE_EXIT && old_state != MSF_STATE_TERMINATED)
@@ -559,7 +643,7 @@ static void handle_exception(struct msf_common *common)
 		break;
 	case MSF_STATE_ABORT_BULK_OUT:
 		/* The host ended the data early: the CSW is still owed. */
-		send_status(common);
+		common->phase = MSF_PHASE_STATUS;
 		break;
 	case MSF_STATE_PROTOCOL_RESET:
 		/*
@@ -585,42 +669,59 @@ static void handle_exception(struct msf_common *common)
 	}
 	if (continue_ep0)
 		usb_composite_setup_continue(common->cdev);
+	return 0;
 }
 
 /* ---- the worker ------------------------------------------------------------ */
 
-void msf__worker_main(struct msf_common *common)
+/* The end of a phase: the next one, or back to the next command when it
+ * failed or an exception came. -USB_EAGAIN leaves the phase as it is. */
+static int next_phase(struct msf_common *common, int rc, enum msf__phase next)
 {
-	bool free_it;
+	if (rc == -USB_EAGAIN)
+		return rc;
+	if (rc || msf__exception_pending(common))
+		next = MSF_PHASE_COMMAND;
+	common->phase = next;
+	return 0;
+}
 
-	for (;;) {
-		bool terminated, running, pending;
+/* One command, from where the last call stopped. 0 or -USB_EAGAIN. */
+static int run_command(struct msf_common *common)
+{
+	int rc;
 
-		msf__os_lock(common->os);
-		terminated = common->state == MSF_STATE_TERMINATED;
-		pending = msf__exception_pending(common);
-		running = common->running;
-		if (!terminated && !pending && !running)
-			msf__os_wait(common->os);
-		msf__os_unlock(common->os);
-		if (terminated)
-			break;
-		if (pending) {
-			handle_exception(common);
-			continue;
-		}
-		if (!running)
-			continue;
-
-		if (get_next_command(common) || msf__exception_pending(common))
-			continue;
-		if (msf__do_scsi_command(common) || msf__exception_pending(common))
-			continue;
-		if (finish_reply(common) || msf__exception_pending(common))
-			continue;
-		send_status(common);
+	if (common->wedge_pending && finish_wedge(common))
+		return -USB_EAGAIN;
+	switch (common->phase) {
+	case MSF_PHASE_COMMAND:
+		rc = get_next_command(common);
+		if (next_phase(common, rc, MSF_PHASE_DATA) || common->phase != MSF_PHASE_DATA)
+			return rc == -USB_EAGAIN ? rc : 0;
+		common->cmd_resume = false;
+		common->reply_queued = false;
+		common->recv_queued = false;
+		/* fall through */
+	case MSF_PHASE_DATA:
+		rc = msf__do_scsi_command(common);
+		if (next_phase(common, rc, MSF_PHASE_FINISH) || common->phase != MSF_PHASE_FINISH)
+			return rc == -USB_EAGAIN ? rc : 0;
+		/* fall through */
+	case MSF_PHASE_FINISH:
+		rc = finish_reply(common);
+		if (next_phase(common, rc, MSF_PHASE_STATUS) || common->phase != MSF_PHASE_STATUS)
+			return rc == -USB_EAGAIN ? rc : 0;
+		/* fall through */
+	case MSF_PHASE_STATUS:
+		rc = send_status(common);
+		return next_phase(common, rc, MSF_PHASE_COMMAND);
 	}
+	return 0;
+}
 
+/* The worker has left its loop: close the media, tell who waits. */
+static void worker_finish(struct msf_common *common)
+{
 	/* Close every medium so its filesystem can be unmounted. */
 	msf__os_file_lock(common->os);
 	for (unsigned i = 0; i < common->nluns; i++)
@@ -629,9 +730,54 @@ void msf__worker_main(struct msf_common *common)
 
 	msf__os_lock(common->os);
 	common->worker_done = true;
-	free_it = common->free_by_worker;
 	msf__os_wake(common->os);
 	msf__os_unlock(common->os);
+}
+
+int msf__worker_step(struct msf_common *common)
+{
+	bool terminated, running, pending;
+
+	msf__os_lock(common->os);
+	terminated = common->state == MSF_STATE_TERMINATED;
+	pending = msf__exception_pending(common);
+	running = common->running;
+	if (!terminated && !pending && !running && !common->polled)
+		msf__os_wait(common->os);
+	msf__os_unlock(common->os);
+	if (terminated) {
+		if (!common->worker_done)
+			worker_finish(common);
+		return MSF_STEP_DONE;
+	}
+	if (pending)
+		return handle_exception(common) ? MSF_STEP_WAIT : MSF_STEP_PROGRESS;
+	if (!running)
+		return common->polled ? MSF_STEP_WAIT : MSF_STEP_PROGRESS;
+	return run_command(common) ? MSF_STEP_WAIT : MSF_STEP_PROGRESS;
+}
+
+void msf__worker_run_until(struct msf_common *common,
+			   bool (*until)(struct msf_common *common))
+{
+	/* Each round either progresses or waits for a give-back that
+	 * usb_ep_dequeue() and usb_ep_disable() do before they return; the
+	 * bound only keeps a broken UDC from hanging the caller. */
+	for (unsigned idle = 0; idle < 64 && !until(common);) {
+		int st = msf__worker_step(common);
+
+		if (st == MSF_STEP_DONE)
+			break;
+		idle = st == MSF_STEP_WAIT ? idle + 1 : 0;
+	}
+}
+
+void msf__worker_main(struct msf_common *common)
+{
+	bool free_it;
+
+	while (msf__worker_step(common) != MSF_STEP_DONE)
+		;
 
 	/* Stopped on its own (a signal): tell the driver. */
 	msf__os_lock(common->os);

@@ -12,10 +12,12 @@
 #include "msf_internal.h"
 #include "msf_os.h"
 
+#ifdef MSF_THREADS
 static void worker_entry(void *arg)
 {
 	msf__worker_main(arg);
 }
+#endif
 
 /* Free everything; the worker is gone (joined, or it is the caller). */
 void msf__common_free(struct msf_common *common)
@@ -23,7 +25,7 @@ void msf__common_free(struct msf_common *common)
 	for (unsigned i = 0; i < common->nluns; i++)
 		msf__lun_close(&common->luns[i]);
 	if (common->buffhds) {
-		for (unsigned i = 0; i < common->fsg_num_buffers; i++)
+		for (unsigned i = 0; i < common->fsg_num_buffers && !common->ring_borrowed; i++)
 			free(common->buffhds[i].buf);
 		free(common->buffhds);
 	}
@@ -36,16 +38,38 @@ void msf__common_free(struct msf_common *common)
 	free(common);
 }
 
+static bool worker_done(struct msf_common *common)
+{
+	return common->worker_done;
+}
+
 /* Stop the worker and free, or leave the freeing to the worker itself. */
 static void common_teardown(struct msf_common *common)
 {
+#ifdef MSF_THREADS
 	bool in_worker = false;
+#endif
 
 	if (common->signal_watched) {
 		msf__os_signal_unwatch(common);
 		common->signal_watched = false;
 	}
-	if (common->thread_started) {
+	if (common->polled) {
+		/* The worker's exit runs here: endpoints, requests, media. */
+		msf__os_lock(common->os);
+		common->releasing = true;
+		if (common->state < MSF_STATE_EXIT)
+			common->state = MSF_STATE_EXIT;
+		msf__os_unlock(common->os);
+		msf__worker_run_until(common, worker_done);
+		if (!common->worker_done) {
+			/* A UDC that never gave its requests back: freeing them
+			 * would be a use after free; leak instead. */
+			return;
+		}
+	}
+#ifdef MSF_THREADS
+	else if (common->thread_started) {
 		msf__os_lock(common->os);
 		common->releasing = true;
 		in_worker = msf__os_in_thread(common->os);
@@ -59,6 +83,7 @@ static void common_teardown(struct msf_common *common)
 			return;	/* msf__worker_main() frees after thread_exits */
 		msf__os_thread_join(common->os);
 	}
+#endif
 	msf__common_free(common);
 }
 
@@ -76,6 +101,20 @@ void msf__common_put(struct msf_common *common)
 {
 	if (common)
 		kref_put(&common->ref, common_release);
+}
+
+int msf__common_poll(struct msf_common *common)
+{
+	if (!common->polled)
+		return -USB_EINVAL;
+	switch (msf__worker_step(common)) {
+	case MSF_STEP_PROGRESS:
+		return 1;
+	case MSF_STEP_WAIT:
+		return 0;
+	default:
+		return -USB_ESHUTDOWN;
+	}
 }
 
 void *msf__common_private_data(const struct msf_common *common)
@@ -113,7 +152,7 @@ int msf__common_create(struct msf_common **out, struct usb_composite_dev *cdev,
 	buflen = cfg->buflen ? cfg->buflen : FSG_BUFLEN_DEFAULT;
 	if (cfg->nluns < 1 || cfg->nluns > FSG_MAX_LUNS || nbuf < FSG_NUM_BUFFERS_MIN ||
 	    nbuf > FSG_NUM_BUFFERS_MAX || buflen < FSG_BUFLEN_MIN ||
-	    buflen > FSG_BUFLEN_MAX || buflen % 512) {
+	    buflen > FSG_BUFLEN_MAX || buflen % 512 || (cfg->polled && cfg->exit_on_signal)) {
 		rc = -USB_EINVAL;
 		goto fail_backends;
 	}
@@ -132,6 +171,8 @@ int msf__common_create(struct msf_common **out, struct usb_composite_dev *cdev,
 			       cfg->ops ? cfg->ops->thread_exits : NULL;
 	common->private_data = cfg->private_data;
 	common->can_stall = cfg->can_stall;
+	common->polled = cfg->polled;
+	common->ring_borrowed = cfg->ring != NULL;
 	common->exit_on_signal = cfg->exit_on_signal;
 	common->state = MSF_STATE_NORMAL;
 	common->fsg_num_buffers = nbuf;
@@ -152,7 +193,8 @@ int msf__common_create(struct msf_common **out, struct usb_composite_dev *cdev,
 
 		bh->common = common;
 		bh->next = &common->buffhds[(i + 1) % nbuf];
-		bh->buf = malloc(buflen);
+		/* The caller's ring (fsg_config.ring), or one buffer each. */
+		bh->buf = cfg->ring ? (uint8_t *)cfg->ring + (size_t)i * buflen : malloc(buflen);
 		if (!bh->buf) {
 			rc = -USB_ENOMEM;
 			goto fail_free;
@@ -168,6 +210,11 @@ int msf__common_create(struct msf_common **out, struct usb_composite_dev *cdev,
 			goto fail_free;
 	}
 
+	if (cfg->polled) {
+		*out = common;	/* fsg_common_poll() is the worker */
+		return 0;
+	}
+#ifdef MSF_THREADS
 	rc = msf__os_thread_start(common->os, worker_entry, common);
 	if (rc)
 		goto fail_free;
@@ -186,6 +233,9 @@ fail_thread:
 	common->handle = NULL;	/* the caller still owns it */
 	common_teardown(common);
 	return rc;
+#else
+	rc = -USB_EOPNOTSUPP;	/* no thread adapter in this build: polled only */
+#endif
 fail_free:
 	common->handle = NULL;
 	msf__common_free(common);
@@ -209,17 +259,12 @@ static void teardown_interface(struct msf_common *common)
 
 	if (!fsg)
 		return;
+	/* The requests are the instance's (freed at its unbind): let go. */
 	for (unsigned i = 0; i < common->fsg_num_buffers; i++) {
 		struct msf__buffhd *bh = &common->buffhds[i];
 
-		if (bh->inreq) {
-			usb_ep_free_request(fsg->bulk_in, bh->inreq);
-			bh->inreq = NULL;
-		}
-		if (bh->outreq) {
-			usb_ep_free_request(fsg->bulk_out, bh->outreq);
-			bh->outreq = NULL;
-		}
+		bh->inreq = NULL;
+		bh->outreq = NULL;
 	}
 	msf__disable_eps(fsg);
 	msf__os_lock(common->os);
@@ -288,12 +333,15 @@ int msf__do_set_interface(struct msf_common *common, struct fsg_dev *new_fsg)
 	for (unsigned i = 0; i < common->fsg_num_buffers; i++) {
 		struct msf__buffhd *bh = &common->buffhds[i];
 
-		bh->inreq = usb_ep_alloc_request(fsg->bulk_in, USB_GFP_ATOMIC);
-		bh->outreq = usb_ep_alloc_request(fsg->bulk_out, USB_GFP_ATOMIC);
+		/* Allocated at fsg_bind(): nothing is allocated after bind. */
+		bh->inreq = fsg->inreqs[i];
+		bh->outreq = fsg->outreqs[i];
 		if (!bh->inreq || !bh->outreq) {
 			rc = -USB_ENOMEM;
 			goto reset;
 		}
+		bh->inreq->zero = bh->outreq->zero = 0;
+		bh->inreq->length = bh->outreq->length = 0;
 		bh->inreq->buf = bh->outreq->buf = bh->buf;
 		bh->inreq->context = bh->outreq->context = bh;
 		bh->inreq->complete = msf__bulk_in_complete;

@@ -82,6 +82,13 @@ void *fsg_common_private_data(const struct fsg_common *common)
 	return msf__common_private_data(common->priv);
 }
 
+int fsg_common_poll(struct fsg_common *common)
+{
+	if (!common || !common->priv)
+		return -USB_EINVAL;
+	return msf__common_poll(common->priv);
+}
+
 unsigned fsg_common_nluns(const struct fsg_common *common)
 {
 	return msf__common_nluns(common->priv);

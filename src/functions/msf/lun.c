@@ -6,10 +6,37 @@
  * Portable C11. Callers hold the file lock, except msf__lun_init() (the
  * common object is not shared yet).
  */
-#include <stdio.h>
 #include <string.h>
 
 #include "msf_internal.h"
+
+/*
+ * Number formatting without the printf family (newlib-nano's has no long
+ * long and firmware may have none): @digits upper-case hex digits of @v,
+ * and @v in decimal, each NUL-terminated.
+ */
+static void put_hex(char *dst, uint64_t v, unsigned digits)
+{
+	static const char hex[] = "0123456789ABCDEF";
+
+	for (unsigned i = 0; i < digits; i++)
+		dst[digits - 1u - i] = hex[(v >> (4u * i)) & 0xfu];
+	dst[digits] = '\0';
+}
+
+static void put_decimal(char *dst, unsigned v)
+{
+	char tmp[10];
+	unsigned n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10u);
+		v /= 10u;
+	} while (v);
+	while (n)
+		*dst++ = tmp[--n];
+	*dst = '\0';
+}
 
 void msf__lun_set_sense(struct msf__lun *lun, uint32_t sense, uint64_t info,
 			bool info_valid)
@@ -110,6 +137,12 @@ int msf__lun_init(struct msf_common *common, unsigned idx,
 	uint64_t hash = 14695981039346656037u;	/* FNV-1a */
 	int rc;
 
+#ifdef MSF_NO_CDROM
+	if (lcfg->cdrom) {
+		release_backend(be);
+		return -USB_EOPNOTSUPP;	/* the minimal profile has no CD-ROM */
+	}
+#endif
 	memset(lun, 0, sizeof(*lun));
 	lun->initially_ro = lcfg->ro;
 	lun->cdrom = lcfg->cdrom;
@@ -136,14 +169,22 @@ int msf__lun_init(struct msf_common *common, unsigned idx,
 	lun->inquiry_string[FSG_INQUIRY_STRING_LEN] = '\0';
 
 	if (cfg->serial) {
-		snprintf(lun->serial, sizeof(lun->serial), "%s-%u", cfg->serial, idx);
+		/* "<serial>-<lun>": the serial has at most 32 characters. */
+		size_t n = strlen(cfg->serial);
+
+		memcpy(lun->serial, cfg->serial, n);
+		lun->serial[n++] = '-';
+		put_decimal(lun->serial + n, idx);
 	} else {
 		for (const char *p = lun->inquiry_string; *p; p++) {
 			hash ^= (unsigned char)*p;
 			hash *= 1099511628211u;
 		}
-		snprintf(lun->serial, sizeof(lun->serial), "%012llX%02u",
-			 (unsigned long long)(hash & 0xffffffffffffu), idx);
+		/* 12 hex digits of the hash, then the LUN as two digits. */
+		put_hex(lun->serial, hash & 0xffffffffffffu, 12);
+		lun->serial[12] = (char)('0' + idx / 10u);
+		lun->serial[13] = (char)('0' + idx % 10u);
+		lun->serial[14] = '\0';
 	}
 
 	/* A power-on unit attention greets the host's first command. */

@@ -57,6 +57,31 @@ static void ep0_complete(struct usb_ep *ep, struct usb_request *req)
 
 /* ---- usb_function callbacks -------------------------------------------------- */
 
+/* The ring's requests of this instance (NULL ones are skipped). */
+static void free_requests(struct fsg_dev *fsg)
+{
+	for (unsigned i = 0; i < FSG_NUM_BUFFERS_MAX; i++) {
+		if (fsg->inreqs[i])
+			usb_ep_free_request(fsg->bulk_in, fsg->inreqs[i]);
+		if (fsg->outreqs[i])
+			usb_ep_free_request(fsg->bulk_out, fsg->outreqs[i]);
+		fsg->inreqs[i] = fsg->outreqs[i] = NULL;
+	}
+}
+
+static int alloc_requests(struct fsg_dev *fsg)
+{
+	for (unsigned i = 0; i < fsg->common->fsg_num_buffers; i++) {
+		fsg->inreqs[i] = usb_ep_alloc_request(fsg->bulk_in, USB_GFP_KERNEL);
+		fsg->outreqs[i] = usb_ep_alloc_request(fsg->bulk_out, USB_GFP_KERNEL);
+		if (!fsg->inreqs[i] || !fsg->outreqs[i]) {
+			free_requests(fsg);
+			return -USB_ENOMEM;
+		}
+	}
+	return 0;
+}
+
 static int fsg_bind(struct usb_configuration *c, struct usb_function *f)
 {
 	struct fsg_dev *fsg = fsg_from_func(f);
@@ -117,12 +142,26 @@ static int fsg_bind(struct usb_configuration *c, struct usb_function *f)
 	rc = usb_assign_descriptors(f, fsg->fs_list, fsg->hs_list, fsg->ss_list, NULL);
 	if (rc)
 		goto fail_out;
+	rc = alloc_requests(fsg);
+	if (rc)
+		goto fail_descs;
 	return 0;
 
+fail_descs:
+	usb_free_all_descriptors(f);
 fail_out:
 	fn_bulk_pair_release(&fsg->pair);
 	fsg->bulk_in = fsg->bulk_out = NULL;
 	return rc;
+}
+
+/* Polled fsg_unbind(): the instance being unbound (one at a time: unbind
+ * runs in the one context that drives the polled worker). */
+static struct fsg_dev *unbind_fsg;
+
+static bool fsg_released(struct msf_common *common)
+{
+	return common->fsg != unbind_fsg || common->worker_done;
 }
 
 static void fsg_unbind(struct usb_configuration *c, struct usb_function *f)
@@ -138,7 +177,16 @@ static void fsg_unbind(struct usb_configuration *c, struct usb_function *f)
 	msf__os_lock(common->os);
 	if (common->new_fsg == fsg)
 		common->new_fsg = NULL;
-	if (!msf__os_in_thread(common->os)) {
+	if (common->polled) {
+		/* No thread to wait for: run the worker here until it let go. */
+		if (common->fsg == fsg && common->state < MSF_STATE_CONFIG_CHANGE)
+			common->state = MSF_STATE_CONFIG_CHANGE;
+		msf__os_unlock(common->os);
+		unbind_fsg = fsg;
+		msf__worker_run_until(common, fsg_released);
+		unbind_fsg = NULL;
+		msf__os_lock(common->os);
+	} else if (!msf__os_in_thread(common->os)) {
 		while (common->fsg == fsg && !common->worker_done) {
 			if (common->state < MSF_STATE_CONFIG_CHANGE)
 				common->state = MSF_STATE_CONFIG_CHANGE;
@@ -147,6 +195,7 @@ static void fsg_unbind(struct usb_configuration *c, struct usb_function *f)
 		}
 	}
 	msf__os_unlock(common->os);
+	free_requests(fsg);
 	usb_free_all_descriptors(f);
 }
 

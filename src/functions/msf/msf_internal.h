@@ -117,6 +117,20 @@ enum msf__state {
 	MSF_STATE_TERMINATED
 };
 
+/* Where a polled worker resumes (msf__worker_step()); a thread goes
+ * through them in order without ever stopping between. */
+enum msf__phase {
+	MSF_PHASE_COMMAND,	/* wait for and check a CBW */
+	MSF_PHASE_DATA,		/* carry out the SCSI command */
+	MSF_PHASE_FINISH,	/* end the data phase */
+	MSF_PHASE_STATUS	/* send the CSW */
+};
+
+/* msf__worker_step(): what happened. */
+#define MSF_STEP_WAIT 0		/* would wait for a completion or request */
+#define MSF_STEP_PROGRESS 1	/* did something: call again */
+#define MSF_STEP_DONE 2		/* terminated: the LUNs are closed */
+
 enum msf__data_dir {
 	MSF_DIR_NONE,
 	MSF_DIR_TO_HOST,
@@ -139,6 +153,10 @@ struct fsg_dev {
 	struct usb_interface_descriptor intf_desc;
 	struct fn_bulk_pair pair;	/* bulk_in/bulk_out and their descriptors */
 	struct usb_descriptor_header *fs_list[4], *hs_list[4], *ss_list[6];
+	/* One IN and one OUT request per ring buffer, allocated at bind and
+	 * freed at unbind: nothing is allocated when the host configures. */
+	struct usb_request *inreqs[FSG_NUM_BUFFERS_MAX];
+	struct usb_request *outreqs[FSG_NUM_BUFFERS_MAX];
 	struct usb_string strings[2];
 	struct usb_gadget_strings stringtab;
 	struct usb_gadget_strings *stringtabs[2];
@@ -153,6 +171,8 @@ struct msf_common {
 	const struct fsg_operations *ops;
 	void *private_data;
 	bool can_stall;
+	bool polled;			/* no thread: fsg_common_poll() drives it */
+	bool ring_borrowed;		/* the buffers are fsg_config.ring's */
 	bool exit_on_signal;
 	bool signal_watched;
 
@@ -183,6 +203,21 @@ struct msf_common {
 	struct msf__buffhd *next_buffhd_to_drain;
 	struct msf__buffhd *cbw_bh;	/* next CBW's request queued ahead, or NULL */
 
+	/* Where a polled worker resumes (worker only): the phase, and what
+	 * the phase had done when it returned -USB_EAGAIN. */
+	enum msf__phase phase;
+	bool cmd_resume;		/* the SCSI command is under way */
+	bool reply_queued;		/* finish_reply queued the last IN buffer */
+	bool recv_queued;		/* MODE SELECT's OUT request is queued */
+	bool wedge_pending;		/* bulk-IN still to be wedged */
+	unsigned status_step;		/* send_status: 0, 1 CSW built, 2 CBW queued */
+	struct msf__buffhd *reply_bh;	/* the command's first buffer */
+	/* READ / WRITE in progress (scsi_rw.c). */
+	struct {
+		uint64_t lba, offset, left_to_req, left_to_write;
+		bool write, fua, get_some_more, failed, loop_done;
+	} rw;
+
 	/* The command in progress (worker only). */
 	uint8_t cmnd[MSF_MAX_CDB];
 	unsigned cmnd_size;
@@ -207,6 +242,15 @@ struct msf_common {
 
 /* The worker thread's body (called by the OS adapter in the new thread). */
 void msf__worker_main(struct msf_common *common);
+/*
+ * One step of the worker: as far as it goes without waiting (polled) or
+ * one command or exception (thread). MSF_STEP_WAIT, _PROGRESS or _DONE.
+ */
+int msf__worker_step(struct msf_common *common);
+/* Polled: step until @until(common) holds or the worker is done (the
+ * teardown and fsg_unbind(): the UDC gives requests back on dequeue). */
+void msf__worker_run_until(struct msf_common *common,
+			   bool (*until)(struct msf_common *common));
 /* Raise @state for the worker (any thread; takes the lock). */
 void msf__raise_exception(struct msf_common *common, enum msf__state state);
 /* Wait (lock held by caller) for a state change. USB_EINTR on exception. */
@@ -246,6 +290,8 @@ int msf__check_command(struct msf_common *common, unsigned cmnd_size,
  * with the sense set, or -USB_EINTR (disconnected).
  */
 int msf__do_read(struct msf_common *common, uint64_t lba, uint64_t blocks, bool *done);
+/* Go on with the READ or WRITE that returned -USB_EAGAIN (polled). */
+int msf__rw_resume(struct msf_common *common, bool *done);
 /* scsi_cdrom.c: reply length, or -USB_EINVAL with the sense set. */
 int msf__do_read_toc(struct msf_common *common, uint8_t *buf);
 int msf__do_read_header(struct msf_common *common, uint8_t *buf);
@@ -286,6 +332,8 @@ int msf__common_create(struct msf_common **out, struct usb_composite_dev *cdev,
 void msf__common_get(struct msf_common *common);
 void msf__common_put(struct msf_common *common);
 void *msf__common_private_data(const struct msf_common *common);
+/* fsg_common_poll(): 1, 0, -USB_EINVAL, -USB_ESHUTDOWN. */
+int msf__common_poll(struct msf_common *common);
 unsigned msf__common_nluns(const struct msf_common *common);
 int msf__common_set_lun_backend(struct msf_common *common, unsigned lun,
 				struct fsg_backend *be);

@@ -2,9 +2,11 @@
  * msf_os.h - the operating-system seam of the MSF: the one thread, two
  * locks and one condition variable the portable protocol code needs, the
  * SIGINT/SIGTERM watch, and busy-wait hints. worker_posix.c implements it
- * with pthreads and sigaction; a firmware port implements these functions
- * for its RTOS (the protocol files bot.c, scsi.c, scsi_rw.c, scsi_cdrom.c,
- * lun.c, msf.c, common.c, params.c and backend_mem.c use nothing else).
+ * with pthreads and sigaction; worker_none.c (builds without POSIX) with
+ * no thread, for polled common objects only (fsg_common_poll()), where
+ * wait is never called (the protocol files bot.c, scsi.c, scsi_rw.c,
+ * scsi_cdrom.c, lun.c, msf.c, common.c, params.c and backend_mem.c use
+ * nothing else).
  */
 #ifndef MSF_OS_H
 #define MSF_OS_H

@@ -547,19 +547,35 @@ int msf__do_scsi_command(struct msf_common *common)
 	bool done = false;	/* READ/WRITE set up the buffers themselves */
 	int rc;
 
-	/* The single reply buffer (data commands use the ring from here). */
-	bh = common->next_buffhd_to_fill;
-	common->next_buffhd_to_drain = bh;
-	rc = msf__wait_buf(common, bh, MSF_BUF_EMPTY);
-	if (rc)
-		return rc;
+	/*
+	 * The single reply buffer (data commands use the ring from here). A
+	 * polled worker that returned -USB_EAGAIN mid-command comes back with
+	 * cmd_resume set: the checks are done, the command goes on.
+	 */
+	if (common->cmd_resume) {
+		bh = common->reply_bh;
+	} else {
+		bh = common->next_buffhd_to_fill;
+		common->next_buffhd_to_drain = bh;
+		rc = msf__wait_buf(common, bh, MSF_BUF_EMPTY);
+		if (rc)
+			return rc;
+		common->reply_bh = bh;
+		common->phase_error = false;
+		common->short_packet_received = false;
+		common->bad_lun_okay = false;
+		common->reply_limit = UINT64_MAX;
+	}
 	buf = bh->buf;
-	common->phase_error = false;
-	common->short_packet_received = false;
-	common->bad_lun_okay = false;
-	common->reply_limit = UINT64_MAX;
 
 	msf__os_file_lock(common->os);
+	if (common->cmd_resume && (c[0] == SC_READ_6 || c[0] == SC_READ_10 ||
+				   c[0] == SC_READ_12 || c[0] == SC_READ_16 ||
+				   c[0] == SC_WRITE_6 || c[0] == SC_WRITE_10 ||
+				   c[0] == SC_WRITE_12 || c[0] == SC_WRITE_16)) {
+		reply = msf__rw_resume(common, &done);
+		goto replied;
+	}
 	switch (c[0]) {
 	case SC_TEST_UNIT_READY:
 		reply = small_command(common, 6, MSF_DIR_NONE, 0, true, 0);
@@ -577,13 +593,15 @@ int msf__do_scsi_command(struct msf_common *common)
 			reply = do_inquiry(common, buf);
 		break;
 	case SC_MODE_SELECT_6:
-		reply = small_command(common, 6, MSF_DIR_FROM_HOST,
+		reply = common->cmd_resume ? 0 :
+			small_command(common, 6, MSF_DIR_FROM_HOST,
 				      (1u << 1) | (1u << 4), false, c[4]);
 		if (reply == 0)
 			reply = do_mode_select(common, bh, false);
 		break;
 	case SC_MODE_SELECT_10:
-		reply = small_command(common, 10, MSF_DIR_FROM_HOST,
+		reply = common->cmd_resume ? 0 :
+			small_command(common, 10, MSF_DIR_FROM_HOST,
 				      (1u << 1) | (3u << 7), false, msf__get_be16(c + 7));
 		if (reply == 0)
 			reply = do_mode_select(common, bh, true);
@@ -657,17 +675,20 @@ int msf__do_scsi_command(struct msf_common *common)
 		reply = rw_command(common, 16, true, &done);
 		break;
 	case SC_VERIFY_10:
-		reply = small_command(common, 10, MSF_DIR_NONE,
+		reply = common->cmd_resume ? 0 :
+			small_command(common, 10, MSF_DIR_NONE,
 				      (1u << 1) | (0xfu << 2) | (3u << 7), true, 0);
 		if (reply == 0)
 			reply = msf__do_verify(common);
 		break;
 	case SC_SYNCHRONIZE_CACHE:
-		reply = small_command(common, 10, MSF_DIR_NONE,
+		reply = common->cmd_resume ? 0 :
+			small_command(common, 10, MSF_DIR_NONE,
 				      (1u << 1) | (0xfu << 2) | (3u << 7), true, 0);
 		if (reply == 0)
 			reply = msf__do_synchronize_cache(common);
 		break;
+#ifndef MSF_NO_CDROM
 	case SC_READ_TOC:
 		if (!common->curlun || !common->curlun->cdrom)
 			goto unknown;
@@ -686,6 +707,7 @@ int msf__do_scsi_command(struct msf_common *common)
 		if (reply == 0)
 			reply = msf__do_read_header(common, buf);
 		break;
+#endif
 	case SC_FORMAT_UNIT:
 	case SC_RELEASE:
 	case SC_RESERVE:
@@ -701,10 +723,13 @@ unknown:
 		}
 		break;
 	}
+replied:
 	msf__os_file_unlock(common->os);
 
-	if (reply == -USB_EINTR)
-		return -USB_EINTR;
+	/* Polled, waiting for a buffer or a busy medium: resume here. */
+	common->cmd_resume = reply == -USB_EAGAIN;
+	if (reply == -USB_EAGAIN || reply == -USB_EINTR)
+		return reply;
 	if (done)
 		return 0;
 	if (reply == REPLY_FAILED)

@@ -23,10 +23,10 @@ static void fail(struct msf_common *common, uint32_t sense)
 static void store_cdrom_address(uint8_t *dest, bool msf, uint64_t addr)
 {
 	if (msf) {
-		uint64_t a = addr + 150;
+		/* 32-bit arithmetic: no 64-bit division on small cores. */
+		const uint32_t last = 99u * 60u * 75u + 59u * 75u + 74u;	/* 99:59:74 */
+		uint32_t a = addr >= last - 150u ? last : (uint32_t)addr + 150u;
 
-		if (a > 99u * 60u * 75u + 59u * 75u + 74u)	/* beyond 99:59:74 */
-			a = 99u * 60u * 75u + 59u * 75u + 74u;
 		dest[0] = 0;
 		dest[1] = (uint8_t)(a / (60 * 75));
 		dest[2] = (uint8_t)((a / 75) % 60);

@@ -23,21 +23,31 @@ static uint32_t min_u32_u64(uint32_t a, uint64_t b)
 	return b < a ? (uint32_t)b : a;
 }
 
-int msf__do_read(struct msf_common *common, uint64_t lba, uint64_t blocks, bool *done)
+/*
+ * A backend call that answered -USB_EAGAIN (the non-blocking form: a slow
+ * flash still busy). Polled: give the CPU back (the next poll calls
+ * again). Thread: relax and retry, unless an exception came.
+ * Return -USB_EAGAIN, or 0 to retry at once, or -USB_EINTR.
+ */
+static int medium_busy(struct msf_common *common)
+{
+	if (common->polled)
+		return -USB_EAGAIN;
+	if (msf__exception_pending(common))
+		return -USB_EINTR;
+	msf__os_relax(common->os);
+	return 0;
+}
+
+static int read_continue(struct msf_common *common, bool *done)
 {
 	struct msf__lun *curlun = common->curlun;
 	struct fsg_backend *be = curlun->be;
-	uint64_t offset = lba << curlun->blkbits;
-	uint64_t amount_left = common->data_size_from_cmnd;
 	struct msf__buffhd *bh;
 	int rc;
 
-	(void)blocks;	/* data_size_from_cmnd holds it, cut to the host's length */
-	if (amount_left == 0)
-		return 0;	/* an empty reply: finish_reply stalls if the host wanted data */
-
 	for (;;) {
-		uint32_t amount = min_u32_u64(common->xfer_buflen, amount_left);
+		uint32_t amount = min_u32_u64(common->xfer_buflen, common->rw.left_to_write);
 		int nread;
 		bool failed = false;
 
@@ -46,7 +56,13 @@ int msf__do_read(struct msf_common *common, uint64_t lba, uint64_t blocks, bool 
 		if (rc)
 			return rc;
 
-		nread = be->ops->read(be, offset, bh->buf, amount);
+		nread = be->ops->read(be, common->rw.offset, bh->buf, amount);
+		if (nread == -USB_EAGAIN) {
+			rc = medium_busy(common);
+			if (rc)
+				return rc;
+			continue;
+		}
 		if (nread < 0 || (uint32_t)nread < amount) {
 			uint32_t good = nread < 0 ? 0 : (uint32_t)nread;
 
@@ -55,10 +71,10 @@ int msf__do_read(struct msf_common *common, uint64_t lba, uint64_t blocks, bool 
 			failed = true;
 			nread = (int)good;
 			msf__lun_set_sense(curlun, SS_UNRECOVERED_READ_ERROR,
-					   (offset + good) >> curlun->blkbits, true);
+					   (common->rw.offset + good) >> curlun->blkbits, true);
 		}
-		amount_left -= (uint32_t)nread;
-		offset += (uint32_t)nread;
+		common->rw.left_to_write -= (uint32_t)nread;
+		common->rw.offset += (uint32_t)nread;
 		common->residue -= (uint32_t)nread;
 
 		msf__os_lock(common->os);
@@ -67,7 +83,7 @@ int msf__do_read(struct msf_common *common, uint64_t lba, uint64_t blocks, bool 
 		msf__os_unlock(common->os);
 
 		/* The last buffer is sent by finish_reply (it knows about stalls). */
-		if (failed || amount_left == 0)
+		if (failed || common->rw.left_to_write == 0)
 			break;
 		bh->inreq->zero = 0;
 		if (!msf__start_in_transfer(common, bh)) {
@@ -79,6 +95,18 @@ int msf__do_read(struct msf_common *common, uint64_t lba, uint64_t blocks, bool 
 	return 0;
 }
 
+int msf__do_read(struct msf_common *common, uint64_t lba, uint64_t blocks, bool *done)
+{
+	(void)blocks;	/* data_size_from_cmnd holds it, cut to the host's length */
+	if (common->data_size_from_cmnd == 0)
+		return 0;	/* an empty reply: finish_reply stalls if the host wanted data */
+	common->rw.write = false;
+	common->rw.lba = lba;
+	common->rw.offset = lba << common->curlun->blkbits;
+	common->rw.left_to_write = common->data_size_from_cmnd;
+	return read_continue(common, done);
+}
+
 static int flush_lun(struct msf__lun *curlun)
 {
 	struct fsg_backend *be = curlun->be;
@@ -88,17 +116,130 @@ static int flush_lun(struct msf__lun *curlun)
 	return be->ops->flush(be);
 }
 
+/* Flush for FUA / SYNCHRONIZE CACHE: 0, -USB_EAGAIN (polled), or < 0. */
+static int flush_wait(struct msf_common *common)
+{
+	int rc;
+
+	while ((rc = flush_lun(common->curlun)) == -USB_EAGAIN) {
+		rc = medium_busy(common);
+		if (rc)
+			return rc;
+	}
+	return rc;
+}
+
+/* Queue an OUT request on the next free buffer. 1 queued, 0 none free. */
+static int write_queue_more(struct msf_common *common)
+{
+	struct msf__buffhd *bh = common->next_buffhd_to_fill;
+	uint32_t amount;
+
+	if (!common->rw.get_some_more || msf__buf_state(common, bh) != MSF_BUF_EMPTY)
+		return 0;
+	amount = min_u32_u64(common->xfer_buflen, common->rw.left_to_req);
+	common->rw.left_to_req -= amount;
+	if (common->rw.left_to_req == 0)
+		common->rw.get_some_more = false;
+	common->usb_amount_left -= amount;
+	msf__set_bulk_out_req_length(common, bh, amount);
+	if (!msf__start_out_transfer(common, bh))
+		return -USB_EINTR;	/* disconnected */
+	common->next_buffhd_to_fill = bh->next;
+	return 1;
+}
+
+static int write_continue(struct msf_common *common, bool *done)
+{
+	struct msf__lun *curlun = common->curlun;
+	struct fsg_backend *be = curlun->be;
+	struct msf__buffhd *bh;
+	int rc;
+
+	while (!common->rw.loop_done && common->rw.left_to_write > 0) {
+		uint32_t amount;
+		int nwritten;
+
+		/* Queue OUT requests on every free buffer while data is due. */
+		rc = write_queue_more(common);
+		if (rc < 0)
+			return rc;
+		if (rc)
+			continue;
+
+		/* Write the oldest full buffer. */
+		bh = common->next_buffhd_to_drain;
+		if (!common->rw.get_some_more && msf__buf_state(common, bh) == MSF_BUF_EMPTY)
+			break;		/* nothing queued any more */
+		rc = msf__wait_buf(common, bh, MSF_BUF_FULL);
+		if (rc)
+			return rc;
+
+		if (bh->outreq->status) {
+			msf__lun_set_sense(curlun, SS_COMMUNICATION_FAILURE, 0, false);
+			common->rw.failed = true;
+			goto drained;
+		}
+		amount = bh->outreq->actual;
+		if (amount > bh->bulk_out_intended_length)
+			amount = bh->bulk_out_intended_length;
+		if (amount > common->rw.left_to_write)
+			amount = (uint32_t)common->rw.left_to_write;
+		/* Only whole blocks reach the medium. */
+		amount &= ~(curlun->blksize - 1);
+		if (amount) {
+			/* The buffer stays FULL until the medium took it, so a
+			 * busy medium (-USB_EAGAIN) finds it again. */
+			nwritten = be->ops->write(be, common->rw.offset, bh->buf, amount);
+			if (nwritten == -USB_EAGAIN) {
+				rc = medium_busy(common);
+				if (rc)
+					return rc;
+				continue;
+			}
+			if (nwritten < 0 || (uint32_t)nwritten < amount) {
+				uint32_t good = nwritten < 0 ? 0 : (uint32_t)nwritten;
+
+				good &= ~(curlun->blksize - 1);
+				msf__lun_set_sense(curlun, SS_WRITE_ERROR,
+						   (common->rw.offset + good) >> curlun->blkbits,
+						   true);
+				common->residue -= good;
+				common->rw.failed = true;
+				goto drained;
+			}
+			common->rw.offset += amount;
+			common->rw.left_to_write -= amount;
+			common->residue -= amount;
+		}
+		if (bh->outreq->actual < bh->bulk_out_intended_length)
+			common->short_packet_received = true;
+drained:
+		common->next_buffhd_to_drain = bh->next;
+		msf__os_lock(common->os);
+		bh->state = MSF_BUF_EMPTY;
+		msf__os_unlock(common->os);
+		if (common->rw.failed || common->short_packet_received)
+			break;
+	}
+	common->rw.loop_done = true;
+
+	/* Durable before the CSW when the host asked (FUA). */
+	if (!common->rw.failed && common->rw.fua) {
+		rc = flush_wait(common);
+		if (rc == -USB_EAGAIN || rc == -USB_EINTR)
+			return rc;
+		if (rc < 0)
+			msf__lun_set_sense(curlun, SS_WRITE_ERROR, common->rw.lba, true);
+	}
+	*done = true;
+	return 0;
+}
+
 int msf__do_write(struct msf_common *common, uint64_t lba, uint64_t blocks, bool fua,
 		  bool *done)
 {
 	struct msf__lun *curlun = common->curlun;
-	struct fsg_backend *be = curlun->be;
-	uint64_t offset = lba << curlun->blkbits;
-	uint64_t amount_left_to_req, amount_left_to_write;
-	struct msf__buffhd *bh;
-	bool get_some_more = true;
-	bool failed = false;
-	int rc;
 
 	(void)blocks;
 	if (curlun->ro) {
@@ -110,87 +251,31 @@ int msf__do_write(struct msf_common *common, uint64_t lba, uint64_t blocks, bool
 	if (!curlun->wce)
 		fua = true;	/* write-through when the host turned the cache off */
 
-	amount_left_to_req = amount_left_to_write = common->data_size_from_cmnd;
-	if (amount_left_to_req == 0)
-		get_some_more = false;
+	common->rw.write = true;
+	common->rw.lba = lba;
+	common->rw.fua = fua;
+	common->rw.failed = false;
+	common->rw.loop_done = false;
+	common->rw.offset = lba << curlun->blkbits;
+	common->rw.left_to_req = common->rw.left_to_write = common->data_size_from_cmnd;
+	common->rw.get_some_more = common->rw.left_to_req != 0;
+	return write_continue(common, done);
+}
 
-	while (amount_left_to_write > 0) {
-		uint32_t amount;
-		int nwritten;
-
-		/* Queue OUT requests on every free buffer while data is due. */
-		bh = common->next_buffhd_to_fill;
-		if (get_some_more && msf__buf_state(common, bh) == MSF_BUF_EMPTY) {
-			amount = min_u32_u64(common->xfer_buflen, amount_left_to_req);
-			amount_left_to_req -= amount;
-			if (amount_left_to_req == 0)
-				get_some_more = false;
-			common->usb_amount_left -= amount;
-			msf__set_bulk_out_req_length(common, bh, amount);
-			if (!msf__start_out_transfer(common, bh))
-				return -USB_EINTR;	/* disconnected */
-			common->next_buffhd_to_fill = bh->next;
-			continue;
-		}
-
-		/* Write the oldest full buffer. */
-		bh = common->next_buffhd_to_drain;
-		if (!get_some_more && msf__buf_state(common, bh) == MSF_BUF_EMPTY)
-			break;		/* nothing queued any more */
-		rc = msf__wait_buf(common, bh, MSF_BUF_FULL);
-		if (rc)
-			return rc;
-		common->next_buffhd_to_drain = bh->next;
-		msf__os_lock(common->os);
-		bh->state = MSF_BUF_EMPTY;
-		msf__os_unlock(common->os);
-
-		if (bh->outreq->status) {
-			msf__lun_set_sense(curlun, SS_COMMUNICATION_FAILURE, 0, false);
-			failed = true;
-			break;
-		}
-		amount = bh->outreq->actual;
-		if (amount > bh->bulk_out_intended_length)
-			amount = bh->bulk_out_intended_length;
-		if (amount > amount_left_to_write)
-			amount = (uint32_t)amount_left_to_write;
-		/* Only whole blocks reach the medium. */
-		amount &= ~(curlun->blksize - 1);
-		if (amount) {
-			nwritten = be->ops->write(be, offset, bh->buf, amount);
-			if (nwritten < 0 || (uint32_t)nwritten < amount) {
-				uint32_t good = nwritten < 0 ? 0 : (uint32_t)nwritten;
-
-				good &= ~(curlun->blksize - 1);
-				msf__lun_set_sense(curlun, SS_WRITE_ERROR,
-						   (offset + good) >> curlun->blkbits, true);
-				common->residue -= good;
-				failed = true;
-				break;
-			}
-			offset += amount;
-			amount_left_to_write -= amount;
-			common->residue -= amount;
-		}
-		if (bh->outreq->actual < bh->bulk_out_intended_length) {
-			common->short_packet_received = true;
-			break;
-		}
-	}
-
-	/* Durable before the CSW when the host asked (FUA). */
-	if (!failed && fua && flush_lun(curlun) < 0)
-		msf__lun_set_sense(curlun, SS_WRITE_ERROR, lba, true);
-	*done = true;
-	return 0;
+int msf__rw_resume(struct msf_common *common, bool *done)
+{
+	return common->rw.write ? write_continue(common, done) : read_continue(common, done);
 }
 
 int msf__do_synchronize_cache(struct msf_common *common)
 {
 	struct msf__lun *curlun = common->curlun;
 
-	if (flush_lun(curlun) < 0) {
+	int rc = flush_wait(common);
+
+	if (rc == -USB_EAGAIN || rc == -USB_EINTR)
+		return rc;
+	if (rc < 0) {
 		msf__lun_set_sense(curlun, SS_WRITE_ERROR, 0, false);
 		return REPLY_FAILED;
 	}
@@ -209,6 +294,7 @@ int msf__do_verify(struct msf_common *common)
 	uint64_t blocks = msf__get_be16(common->cmnd + 7);
 	uint64_t offset, amount_left;
 	struct msf__buffhd *bh = common->next_buffhd_to_fill;
+	int rc;
 
 	/* DPO is allowed and ignored; BYTCHK (compare) is not supported. */
 	if (common->cmnd[1] & ~0x10u) {
@@ -219,7 +305,9 @@ int msf__do_verify(struct msf_common *common)
 		msf__lun_set_sense(curlun, SS_LOGICAL_BLOCK_ADDRESS_OUT_OF_RANGE, lba, true);
 		return REPLY_FAILED;
 	}
-	(void)flush_lun(curlun);
+	rc = flush_wait(common);
+	if (rc == -USB_EAGAIN || rc == -USB_EINTR)
+		return rc;
 
 	offset = lba << curlun->blkbits;
 	amount_left = blocks << curlun->blkbits;
@@ -230,6 +318,13 @@ int msf__do_verify(struct msf_common *common)
 		if (msf__exception_pending(common))
 			return -USB_EINTR;
 		nread = be->ops->read(be, offset, bh->buf, amount);
+		if (nread == -USB_EAGAIN) {
+			/* Polled: VERIFY starts over at the next poll (reads only). */
+			rc = medium_busy(common);
+			if (rc)
+				return rc;
+			continue;
+		}
 		if (nread < 0 || (uint32_t)nread < amount) {
 			uint32_t good = nread < 0 ? 0 : (uint32_t)nread;
 
@@ -254,13 +349,17 @@ int msf__receive_data(struct msf_common *common, struct msf__buffhd *bh,
 		amount = common->xfer_buflen;
 	if (amount == 0)
 		return 0;
-	msf__set_bulk_out_req_length(common, bh, amount);
-	common->usb_amount_left -= amount;
-	if (!msf__start_out_transfer(common, bh))
-		return -USB_EINTR;
+	if (!common->recv_queued) {
+		msf__set_bulk_out_req_length(common, bh, amount);
+		common->usb_amount_left -= amount;
+		if (!msf__start_out_transfer(common, bh))
+			return -USB_EINTR;
+		common->recv_queued = true;	/* a polled worker resumes below */
+	}
 	rc = msf__wait_buf(common, bh, MSF_BUF_FULL);
 	if (rc)
 		return rc;
+	common->recv_queued = false;
 	msf__os_lock(common->os);
 	bh->state = MSF_BUF_EMPTY;
 	msf__os_unlock(common->os);

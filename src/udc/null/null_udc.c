@@ -2,8 +2,9 @@
  * null_udc.c - the null backend (composite/null_udc.h): the smallest
  * correct UDC, and the template to copy for a new one. It owns its gadget,
  * endpoints and requests; it calls the core only through the entry points
- * of udc.h. Portable C11: the one lock is a C11 atomic_flag, which on a
- * microcontroller becomes "mask the USB interrupt".
+ * of udc.h. Portable C11: the one lock is a C11 atomic_flag on hosted
+ * systems and, with COMPOSITE_IRQ_HOOKS (bare metal), the port's critical
+ * section (composite/port.h): "mask the USB interrupt", safe against it.
  *
  * How to read it as a template (docs/writing-a-backend.md walks through
  * it): section 1 is your per-controller state, 2 the lock, 3 the endpoint
@@ -21,9 +22,12 @@
 
 #include <stdatomic.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#ifdef COMPOSITE_IRQ_HOOKS
+#include "composite/port.h"
+#endif
 
 /* ---- 1. state ------------------------------------------------------------ */
 
@@ -47,7 +51,11 @@ struct null_ep {
 struct usb_null_udc {
 	struct usb_gadget gadget;
 	char name[32];
+#ifdef COMPOSITE_IRQ_HOOKS
+	unsigned long irq_flags;	/* what udc_unlock() restores */
+#else
 	atomic_flag lock;
+#endif
 	struct null_ep ep0;
 	struct null_ep eps[2 * NULL_MAX_PAIRS];
 	unsigned neps;
@@ -75,16 +83,31 @@ static struct null_req *nreq_of(struct usb_request *req)
 /* ---- 2. the lock ------------------------------------------------------- */
 
 /* Critical sections are a few list operations and never call out. */
+#ifdef COMPOSITE_IRQ_HOOKS
+/* Interrupts masked: the handler cannot run on this core meanwhile. */
+static void udc_lock(struct usb_null_udc *udc)
+{
+	unsigned long flags = usb_port_irq_save();
+
+	udc->irq_flags = flags;
+}
+
+static void udc_unlock(struct usb_null_udc *udc)
+{
+	usb_port_irq_restore(udc->irq_flags);
+}
+#else
 static void udc_lock(struct usb_null_udc *udc)
 {
 	while (atomic_flag_test_and_set_explicit(&udc->lock, memory_order_acquire))
-		;	/* HW: mask the USB interrupt instead */
+		;	/* HW: mask the USB interrupt instead (COMPOSITE_IRQ_HOOKS) */
 }
 
 static void udc_unlock(struct usb_null_udc *udc)
 {
 	atomic_flag_clear_explicit(&udc->lock, memory_order_release);
 }
+#endif
 
 /*
  * Move every request queued on @nep onto @out with @status. Lock held.
@@ -437,14 +460,19 @@ int usb_null_udc_ep0_stalled(struct usb_null_udc *udc)
 
 static void init_ep(struct usb_null_udc *udc, struct null_ep *nep, unsigned num, bool in)
 {
+	char *name;
+
 	usb_ep_init(&nep->ep);
 	nep->udc = udc;
 	nep->in = in;
 	INIT_LIST_HEAD(&nep->queue);
-	if (num == 0)
-		snprintf(nep->name, sizeof(nep->name), "ep0");
-	else
-		snprintf(nep->name, sizeof(nep->name), "ep%u%s", num, in ? "in" : "out");
+	/* "ep0", "ep<num>in", "ep<num>out" (no printf: firmware has none). */
+	memcpy(nep->name, "ep", 2);
+	name = nep->name + 2;
+	if (num >= 10)
+		*name++ = (char)('0' + num / 10u);
+	*name++ = (char)('0' + num % 10u);
+	memcpy(name, num == 0 ? "" : in ? "in" : "out", num == 0 ? 1 : in ? 3 : 4);
 	nep->ep.name = nep->name;	/* "ep<n>in": autoconfig uses number n */
 	nep->ep.ops = &null_ep_ops;
 	if (num == 0) {
@@ -482,8 +510,10 @@ int usb_null_udc_create(const struct usb_null_udc_config *config, struct usb_nul
 	udc = calloc(1, sizeof(*udc));
 	if (!udc)
 		return -USB_ENOMEM;
+#ifndef COMPOSITE_IRQ_HOOKS
 	atomic_flag_clear(&udc->lock);
-	snprintf(udc->name, sizeof(udc->name), "%s", config->name ? config->name : "null.0");
+#endif
+	strcpy(udc->name, config->name ? config->name : "null.0");	/* length checked */
 
 	/* usb_gadget_init() first: it clears the structure. */
 	usb_gadget_init(&udc->gadget);
