@@ -591,6 +591,70 @@ static void test_gadgetd_control(void **state)
 	assert_int_equal(ctl_list(sock, false, out, sizeof(out)), 1);
 }
 
+/* A directory stands for its *.scheme files in name order (others and
+ * hidden ones skipped); --capture DIR gets every gadget's URBs in a pcap
+ * file of usbmon records. */
+static void test_gadgetd_dir_and_capture(void **state)
+{
+	char dir[96], cap[96], pcap[160], line[512];
+	const char *args[] = { dir, "--port", "0", "--capture", cap, NULL };
+	bool first_a = false, second_b = false;
+	struct usbip_device_info info;
+	struct uc_devrec devs[4];
+	struct host_view v;
+	struct daemon d = { 0 };
+	uint8_t hdr[24];
+	struct uc c;
+	FILE *f;
+	int fd;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/schemes", tmpdir);
+	snprintf(cap, sizeof(cap), "%s/cap", tmpdir);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	assert_int_equal(mkdir(cap, 0700), 0);
+	make_image("a.img");
+	make_image("b.img");
+	write_scheme_file("schemes/b.scheme", false, "b.img");
+	write_scheme_file("schemes/a.scheme", false, "a.img");
+	write_scheme_file("schemes/.hidden.scheme", false, "disk.img");
+	write_scheme_file("schemes/notes.txt", false, "disk.img");
+	d.pid = spawn(args, &fd, NULL);
+	d.out = fdopen(fd, "r");
+	assert_non_null(d.out);
+	while (!d.port && fgets(line, sizeof(line), d.out)) {
+		const char *p = strstr(line, "listening on 127.0.0.1:");
+
+		first_a = first_a || strstr(line, "/a.scheme is busid 1-1");
+		second_b = second_b || strstr(line, "/b.scheme is busid 1-2");
+		if (p)
+			d.port = (unsigned)atoi(p + strlen("listening on 127.0.0.1:"));
+	}
+	assert_true(d.port > 0);
+	assert_true(first_a && second_b);
+	assert_int_equal(uc_devlist(d.port, devs, 4), 2);
+	assert_int_equal(uc_import(&c, d.port, "1-2", &info), 0);
+	read_host_view(&c, &v);
+	uc_close(&c);
+	stop(&d);
+
+	/* Each gadget's file: a pcap header of usbmon (mmapped) records; the
+	 * attached one holds its enumeration. */
+	for (int i = 1; i <= 2; i++) {
+		snprintf(pcap, sizeof(pcap), "%s/usbip-1-%d.pcap", cap, i);
+		f = fopen(pcap, "rb");
+		assert_non_null(f);
+		assert_int_equal(fread(hdr, 1, sizeof(hdr), f), sizeof(hdr));
+		assert_int_equal(hdr[0] | hdr[1] << 8 | hdr[2] << 16 | (uint32_t)hdr[3] << 24,
+				 0xa1b2c3d4);
+		assert_int_equal(hdr[20] | hdr[21] << 8, 220);	/* LINKTYPE_USB_LINUX_MMAPPED */
+		assert_int_equal(fseek(f, 0, SEEK_END), 0);
+		if (i == 2)
+			assert_true(ftell(f) > 24 + 16 + 64);	/* records after the header */
+		fclose(f);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -600,6 +664,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_gadgetd_control, make_dir, remove_dir),
 		cmocka_unit_test_setup_teardown(test_gadgetd_shared_file, make_dir, remove_dir),
 		cmocka_unit_test_setup_teardown(test_gadgetd_medium, make_dir, remove_dir),
+		cmocka_unit_test_setup_teardown(test_gadgetd_dir_and_capture, make_dir, remove_dir),
 	};
 	int rc;
 
