@@ -424,6 +424,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
+	if (params.gadgetfs && params.capture) {
+		fprintf(stderr, "gadget_zero: capture=: only with udc=usbip\n");
+		return 2;
+	}
 	if (params.gadgetfs) {
 		ret = example_gadgetfs_run("gadget_zero", params.gadgetfs, params.speed,
 					   &zero_driver);

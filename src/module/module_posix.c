@@ -374,6 +374,11 @@ static int run_gadgetfs(const struct server_args *sa)
 		fprintf(stderr, "%s: speed=super: gadgetfs serves full and high speed only\n", prog);
 		return 2;
 	}
+	if (sa->capture) {
+		/* The capture records USB/IP's URBs: gadgetfs has none to give. */
+		fprintf(stderr, "%s: capture=: only with udc=usbip\n", prog);
+		return 2;
+	}
 	cfg.udc = sa->gadgetfs;
 	cfg.log = on_gadgetfs_line;
 	rc = usb_gadgetfs_udc_create(&cfg, &udc);

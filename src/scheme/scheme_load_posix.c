@@ -170,11 +170,13 @@ static int load_device_attrs(struct loader *ld, const config_setting_t *group)
 	};
 	struct usb_device_descriptor *d = &ld->s->desc;
 	int n = config_setting_length(group);
+	int rc = scheme__check_group(ld, group);
 
+	if (rc)
+		return rc;
 	for (int i = 0; i < n; i++) {
 		const config_setting_t *m = config_setting_get_elem(group, (unsigned)i);
 		unsigned k = 0, v;
-		int rc;
 
 		while (k < sizeof(attrs) / sizeof(attrs[0]) && strcmp(attrs[k].name, scheme__name_of(m)))
 			k++;
@@ -458,33 +460,31 @@ static int load_os_descs(struct loader *ld, const config_setting_t *g)
 
 static int load_root(struct loader *ld, const config_setting_t *root)
 {
+	/* The sections in the order they load (functions before the
+	 * configurations that name them); the names double as the list of
+	 * known members. */
 	static const char *const known[] = { "attrs", "strings", "functions", "configs",
 					     "os_descs", NULL };
-	const config_setting_t *m;
+	static int (*const load[])(struct loader *, const config_setting_t *) = {
+		load_device_attrs, load_device_strings, scheme__load_functions, load_configs,
+		load_os_descs,
+	};
 	int rc = scheme__check_members(ld, root, known, "the gadget");
 
-	m = rc ? NULL : config_setting_get_member(root, "attrs");
-	if (m && (rc = scheme__check_group(ld, m)) == 0)
-		rc = load_device_attrs(ld, m);
-	m = rc ? NULL : config_setting_get_member(root, "strings");
-	if (m)
-		rc = load_device_strings(ld, m);
-	m = rc ? NULL : config_setting_get_member(root, "functions");
-	if (m)
-		rc = scheme__load_functions(ld, m);
-	m = rc ? NULL : config_setting_get_member(root, "configs");
-	if (m)
-		rc = load_configs(ld, m);
-	m = rc ? NULL : config_setting_get_member(root, "os_descs");
-	if (m)
-		rc = load_os_descs(ld, m);
+	for (size_t i = 0; rc == 0 && known[i]; i++) {
+		const config_setting_t *m = config_setting_get_member(root, known[i]);
+
+		if (m)
+			rc = load[i](ld, m);
+	}
 	if (rc == 0 && ld->s->os_config_id) {
 		unsigned i = 0;
+		const config_setting_t *os = config_setting_get_member(root, "os_descs");
 
 		while (i < ld->s->n_configs && ld->s->configs[i].id != ld->s->os_config_id)
 			i++;
 		if (i == ld->s->n_configs)
-			rc = scheme__err(ld, config_setting_get_member(m, "config_id"), -USB_EINVAL,
+			rc = scheme__err(ld, config_setting_get_member(os, "config_id"), -USB_EINVAL,
 				  "os_descs: no configuration %u", ld->s->os_config_id);
 	}
 	return rc;
