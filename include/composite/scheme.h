@@ -125,6 +125,8 @@ struct gadget_scheme_lun {
  * gadget_scheme_for_each_lun() - call @fn for every LUN of every
  * mass_storage function of @s that has a backing file (to refuse two
  * gadgets writing one file). Stops at @fn's first non-zero return.
+ * @fn runs in the calling thread, synchronously; @lun and its strings
+ * are borrowed for the call only (copy what must outlive it).
  * Return: 0, or what @fn returned.
  */
 int gadget_scheme_for_each_lun(struct gadget_scheme *s,
