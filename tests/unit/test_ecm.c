@@ -21,6 +21,7 @@
 #include "composite/ether.h"
 #include "composite/inproc_host.h"
 #include "composite/registry.h"
+#include "functions/net/net_reqs.h"
 
 #define TMO 2000
 
@@ -338,6 +339,23 @@ static void test_backpressure(void **state)
 	assert_int_equal(st.tx_frames + st.tx_dropped, sent + 2);
 }
 
+/* A completion for a request that is not the ring's gets no slot's index
+ * (once it got 0, and releasing slot 0 let two transfers share it). */
+static void test_reqs_unknown_index(void **state)
+{
+	struct usb_request a = { 0 }, b = { 0 }, stranger = { 0 };
+	struct usb_request *in[2] = { &a, &b };
+	struct net_reqs r;
+
+	(void)state;
+	memset(&r, 0, sizeof(r));
+	r.n = 2;
+	r.in_req = in;
+	assert_int_equal(net_reqs_in_index(&r, &a), 0);
+	assert_int_equal(net_reqs_in_index(&r, &b), 1);
+	assert_int_equal(net_reqs_in_index(&r, &stranger), -USB_ENOENT);
+}
+
 static void test_registry(void **state)
 {
 	struct usb_function_instance *fi = usb_get_function_instance("ecm");
@@ -388,6 +406,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_link_and_requests, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_frames, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_backpressure, setup, teardown),
+		cmocka_unit_test(test_reqs_unknown_index),
 		cmocka_unit_test(test_registry),
 	};
 

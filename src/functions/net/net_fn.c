@@ -112,12 +112,16 @@ static void set_strings(struct net_fn *n)
 static void in_complete(struct usb_ep *ep, struct usb_request *req)
 {
 	struct net_fn *n = req->context;
-	unsigned i = net_reqs_in_index(&n->reqs, req);
-	unsigned frames = n->reqs.in_frames[i];
-	size_t bytes = n->reqs.in_bytes[i];
+	int i = net_reqs_in_index(&n->reqs, req);
+	unsigned frames;
+	size_t bytes;
 
 	(void)ep;
-	net_reqs_release_in(&n->reqs, i);
+	if (i < 0)
+		return;	/* not one of ours: nothing to release or count */
+	frames = n->reqs.in_frames[i];
+	bytes = n->reqs.in_bytes[i];
+	net_reqs_release_in(&n->reqs, (unsigned)i);
 	net_port_tx_done(&n->port, frames, bytes, req->status == 0);
 }
 

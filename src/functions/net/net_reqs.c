@@ -89,14 +89,14 @@ void net_reqs_release_in(struct net_reqs *r, unsigned index)
 	atomic_store(&r->in_busy[index], false);
 }
 
-unsigned net_reqs_in_index(const struct net_reqs *r, const struct usb_request *req)
+int net_reqs_in_index(const struct net_reqs *r, const struct usb_request *req)
 {
 	unsigned i;
 
 	for (i = 0; i < r->n; i++)
 		if (r->in_req[i] == req)
-			return i;
-	return 0;
+			return (int)i;
+	return -USB_ENOENT;
 }
 
 void net_reqs_requeue_out(struct net_reqs *r, struct usb_request *req, bool link_open)

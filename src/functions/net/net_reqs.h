@@ -44,8 +44,10 @@ struct usb_request *net_reqs_claim_in(struct net_reqs *r, unsigned *index);
 /* Give back IN request @index (not queued after all, or completed). */
 void net_reqs_release_in(struct net_reqs *r, unsigned index);
 
-/* The index of IN request @req. */
-unsigned net_reqs_in_index(const struct net_reqs *r, const struct usb_request *req);
+/* The index of IN request @req, or -USB_ENOENT when @req is none of
+ * this ring's (no index is guessed: releasing another slot would let two
+ * transfers share one buffer). */
+int net_reqs_in_index(const struct net_reqs *r, const struct usb_request *req);
 
 /* After an OUT completion: queue @req again unless the endpoint went. */
 void net_reqs_requeue_out(struct net_reqs *r, struct usb_request *req, bool link_open);
