@@ -27,7 +27,10 @@
 # slow phase of a shared machine says more about the machine), LH_BENCH_OUT
 # (results file; default $LH_WORKDIR/bench/results.txt), LH_BENCH_STRACE
 # (set: also count our gadget's system calls, see strace_profile),
-# LH_WORKDIR, LH_CACHE as for the tests.
+# LH_BENCH_STALL (the stall= setting of every provider, default 1: the
+# kernel's configfs function defaults to 0, Linux's g_mass_storage and our
+# examples to 1; it changes the enumeration's round trips, see
+# enum-bench.sh), LH_WORKDIR, LH_CACHE as for the tests.
 LH_LIB=${LH_LIB:-$(cd "$(dirname "$0")/../../tests/linux-host/lib" && pwd)}
 . "$LH_LIB/common.sh"
 . "$LH_LIB/bench.sh"
@@ -36,11 +39,12 @@ host_main() {
     h_init bench
     _out=${LH_BENCH_OUT:-$LH_WORK/results.txt}
     _reps=${LH_BENCH_REPS:-2}
+    _stall=${LH_BENCH_STALL:-1}
     if [ -n "${LH_MASS_STORAGE:-}" ]; then
-        h_guest 1800 ours "$_reps" "${LH_BENCH_STRACE:+strace}"
+        h_guest 1800 ours "$_reps" "$_stall" "${LH_BENCH_STRACE:+strace}"
     else
         lh_log "LH_MASS_STORAGE not set: (a) ours is left out"
-        h_guest 1800 none "$_reps"
+        h_guest 1800 none "$_reps" "$_stall"
     fi
     b_results "$_out"
 }
@@ -122,6 +126,7 @@ ratios() {
 
 guest_main() {
     REPS=$2
+    STALL=$3
     IMG=$GW/bench.img
     # Same backing store for all: 64 MiB of real (not sparse) tmpfs pages.
     "$DD" if=/dev/zero of="$IMG" bs=1M count=64 status=none || lh_fail "make $IMG"
@@ -134,23 +139,23 @@ guest_main() {
     # hits every provider alike.
     _round=0
     while [ "$_round" -lt "$REPS" ]; do
-        g_gadget_start dummy "file=$IMG"
+        g_gadget_start dummy "file=$IMG" "stall=$STALL"
         measure dummy
-        g_gadget_start vudc "file=$IMG"
+        g_gadget_start vudc "file=$IMG" "stall=$STALL"
         measure vudc
-        g_gadget_start dummy_ss "file=$IMG"
+        g_gadget_start dummy_ss "file=$IMG" "stall=$STALL"
         measure dummy_ss
         if [ "$1" = ours ]; then
-            g_gadget_start ours "file=$IMG" speed=super
+            g_gadget_start ours "file=$IMG" speed=super "stall=$STALL"
             measure ours
-            g_gadget_start ours "file=$IMG" speed=high
+            g_gadget_start ours "file=$IMG" speed=high "stall=$STALL"
             measure ours_hs
-            g_gadget_start gfs "file=$IMG"
+            g_gadget_start gfs "file=$IMG" "stall=$STALL"
             measure gfs
         fi
         _round=$((_round + 1))
     done
-    if [ "$1" = ours ] && [ "${3:-}" = strace ]; then
+    if [ "$1" = ours ] && [ "${4:-}" = strace ]; then
         g_gadget_start ours "file=$IMG" speed=super
         strace_profile
     fi
@@ -158,7 +163,7 @@ guest_main() {
 
     {
         echo "linux-host bench: 64 MiB sequential, dd bs=1M O_DIRECT, one guest"
-        echo "($(uname -r), qemu TCG, $(nproc) vCPU, best of $REPS rounds)"
+        echo "($(uname -r), qemu TCG, $(nproc) vCPU, best of $REPS rounds, stall=$STALL)"
         row provider "write MB/s" "read MB/s" "enumeration s"
         row "(a) ours, USB/IP, SS" "${W_ours:--}" "${R_ours:--}" "${E_ours:--}"
         row "(a') ours, USB/IP, HS" "${W_ours_hs:--}" "${R_ours_hs:--}" "${E_ours_hs:--}"
