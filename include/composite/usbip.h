@@ -40,8 +40,15 @@ extern "C" {
 /* The IANA port of USB/IP, the default of usbip_server_config.port. */
 #define USBIP_PORT_DEFAULT 3240u
 
-/* Most devices (busids 1-1 .. 1-16) one server exports. */
-#define USBIP_MAX_DEVICES 16
+/*
+ * Most devices (busids 1-1 .. 1-256) one server exports. A server
+ * allocates only the devices it is configured with. A USB address is
+ * 1..127, so the devices are listed 127 to a bus: device i (busid
+ * "@busnum-(i + 1)") has busnum @busnum + i / 127 and devnum i % 127 + 1
+ * in OP_REP_DEVLIST / OP_REP_IMPORT (and in the URBs' devid). The limit
+ * itself is one thread per imported device (docs/performance.md, "Scale").
+ */
+#define USBIP_MAX_DEVICES 256
 
 struct usbip_server;
 
@@ -89,7 +96,9 @@ struct usbip_event {
  * @port: TCP port; default 3240; 0 lets the system choose (read it back
  *	with usbip_server_port()).
  * @num_devices: devices (UDCs) to export, 1..USBIP_MAX_DEVICES. Default 1.
- * @busnum: the bus number of the busids ("@busnum-1"...), 1..255. Default 1.
+ * @busnum: the bus number of the busids ("@busnum-1"...), 1..255, and of
+ *	the first 127 devices; devices past 127 take the next bus numbers
+ *	(see USBIP_MAX_DEVICES), which must stay within 255. Default 1.
  * @speed: the fastest speed reported to hosts: USB_SPEED_FULL,
  *	USB_SPEED_HIGH (default) or USB_SPEED_SUPER (vhci_hcd attaches the
  *	device to its USB 3 root hub; 512-byte ep0, SuperSpeed descriptors

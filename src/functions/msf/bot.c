@@ -57,19 +57,21 @@ static bool spin_for(struct msf_common *common, struct msf__buffhd *bh,
 {
 	unsigned budget = common->spin_budget;
 
-	if (!msf__os_can_poll(common->os))
+	if (!msf__os_poll_begin(common->os))
 		return false;
 	if (budget < MSF_SPIN_MIN)
 		budget = MSF_SPIN_MIN;
 	for (unsigned i = 0; i < budget; i++) {
 		if (atomic_load_explicit(&bh->state, memory_order_acquire) == state) {
 			common->spin_budget = MSF_SPIN_MAX;
+			msf__os_poll_end(common->os);
 			return true;
 		}
 		if (i % MSF_SPIN_RELAX == MSF_SPIN_RELAX - 1)
 			msf__os_relax(common->os);
 	}
 	common->spin_budget = budget - budget / 8;
+	msf__os_poll_end(common->os);
 	return false;
 }
 

@@ -29,9 +29,13 @@ void msf__os_wake(struct msf__os *os);	/* wake every waiter */
 /* Between polls of a busy wait: let a thread sharing this CPU run (the
  * one being waited for may be it). */
 void msf__os_relax(struct msf__os *os);
-/* Whether busy waiting can pay off: false with a single CPU, where the
- * thread waited for cannot run while we poll. */
-bool msf__os_can_poll(const struct msf__os *os);
+/* Whether a busy wait may start now; if so, msf__os_poll_end() when it
+ * ends. False with a single CPU, where the thread waited for cannot run
+ * while we poll, and while as many workers of the process poll as there
+ * are CPUs less one: with many gadgets (hundreds in one daemon) pollers
+ * would otherwise take the CPUs from the threads they wait for. */
+bool msf__os_poll_begin(struct msf__os *os);
+void msf__os_poll_end(struct msf__os *os);
 
 /* The LUN ("file") lock. */
 void msf__os_file_lock(struct msf__os *os);

@@ -69,10 +69,15 @@ void msf__os_relax(struct msf__os *os)
 	(void)os;
 }
 
-bool msf__os_can_poll(const struct msf__os *os)
+bool msf__os_poll_begin(struct msf__os *os)
 {
 	(void)os;
 	return false;
+}
+
+void msf__os_poll_end(struct msf__os *os)
+{
+	(void)os;
 }
 
 void msf__os_file_lock(struct msf__os *os)

@@ -15,6 +15,7 @@
 #include <sched.h>
 #include <semaphore.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -25,7 +26,7 @@
 struct msf__os {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	bool multi_cpu;		/* more than one CPU online at creation */
+	unsigned max_pollers;	/* CPUs online at creation, less one */
 	pthread_mutex_t file_lock;
 	pthread_t thread;
 	bool has_thread;
@@ -39,7 +40,11 @@ int msf__os_create(struct msf__os **out)
 
 	if (!os)
 		return -USB_ENOMEM;
-	os->multi_cpu = sysconf(_SC_NPROCESSORS_ONLN) > 1;
+	{
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+		os->max_pollers = cpus > 1 ? (unsigned)cpus - 1u : 0u;
+	}
 	if (pthread_mutex_init(&os->lock, NULL))
 		goto fail_os;
 	if (pthread_cond_init(&os->cond, NULL))
@@ -86,9 +91,24 @@ void msf__os_wake(struct msf__os *os)
 	pthread_cond_broadcast(&os->cond);
 }
 
-bool msf__os_can_poll(const struct msf__os *os)
+/* Workers of this process in a busy wait now (every common object). */
+static atomic_uint pollers;
+
+bool msf__os_poll_begin(struct msf__os *os)
 {
-	return os->multi_cpu;
+	unsigned n = atomic_load(&pollers);
+
+	do {
+		if (n >= os->max_pollers)
+			return false;
+	} while (!atomic_compare_exchange_weak(&pollers, &n, n + 1));
+	return true;
+}
+
+void msf__os_poll_end(struct msf__os *os)
+{
+	(void)os;
+	atomic_fetch_sub(&pollers, 1);
 }
 
 void msf__os_relax(struct msf__os *os)

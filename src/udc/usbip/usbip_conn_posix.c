@@ -978,7 +978,7 @@ static void urb_phase(struct usbip__conn *c)
 	/* ops->stop or the server's stop may have come first: no attach. */
 	connected = rc == 0 && !atomic_load(&c->killed);
 	if (connected) {
-		rc = usbip__dev_attach(c->dev, c->dev->index + 1);
+		rc = usbip__dev_attach(c->dev, usbip__dev_devnum(c->dev));
 		if (rc < 0)
 			usbip__log(c->srv, "%s: SET_ADDRESS failed (%s)", c->dev->busid,
 				   usb_strerror(rc));

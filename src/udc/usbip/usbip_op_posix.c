@@ -143,9 +143,11 @@ int usbip__op_request_in(struct usbip__conn *c)
 int usbip__op_devlist(struct usbip__conn *c)
 {
 	struct usbip_server *srv = c->srv;
-	/* Worst case: every device with USB_GADGET_MAX_INTERFACES interfaces. */
+	/* Worst case: every configured device with USB_GADGET_MAX_INTERFACES
+	 * interfaces (376 bytes each: 94 KiB for 256 devices, for the
+	 * reply's lifetime only). */
 	size_t cap = USBIP_OP_HEADER_SIZE + 4 +
-		     USBIP_MAX_DEVICES * (USBIP_DEVICE_SIZE + USB_GADGET_MAX_INTERFACES * USBIP_INTERFACE_SIZE);
+		     (size_t)srv->ndev * (USBIP_DEVICE_SIZE + USB_GADGET_MAX_INTERFACES * USBIP_INTERFACE_SIZE);
 	uint8_t *buf = malloc(cap);
 	struct usbip_op_header oh = { USBIP_VERSION, USBIP_OP_REP_DEVLIST, USBIP_ST_OK };
 	size_t off = USBIP_OP_HEADER_SIZE + 4;

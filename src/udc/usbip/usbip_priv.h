@@ -134,6 +134,9 @@ struct usbip__dev {
 	atomic_bool capturing;
 };
 
+/* How long the accept loop waits when accept() is out of descriptors. */
+#define USBIP_ACCEPT_BACKOFF_MS 100
+
 struct usbip_server {
 	struct usbip_server_config cfg;
 	char address[64];
@@ -149,8 +152,11 @@ struct usbip_server {
 	unsigned long evictions;
 	bool evictions_logged;
 	time_t eviction_log_time;
+	/* accept loop only: accept() out of descriptors, last logged when */
+	bool starved_logged;
+	time_t starved_log_time;
 	unsigned ndev;
-	struct usbip__dev *devs[USBIP_MAX_DEVICES];
+	struct usbip__dev **devs;	/* cfg.num_devices of them, owned */
 };
 
 /* usbip_server_posix.c */
@@ -178,6 +184,12 @@ struct usbip__ep *usbip__dev_ep(struct usbip__dev *dev, unsigned num, bool dir_i
 /* The speed @dev enumerates at: the server's, capped at the bound driver's
  * max_speed. */
 enum usb_device_speed usbip__dev_speed(struct usbip__dev *dev);
+/* Where @dev sits as the host sees it: a USB address is 1..127
+ * (SET_ADDRESS), so device i is devnum i % 127 + 1 on bus busnum +
+ * i / 127 (its busid stays "busnum-(i + 1)"). */
+#define USBIP_DEVS_PER_BUS 127u
+uint32_t usbip__dev_busnum(const struct usbip__dev *dev);
+uint32_t usbip__dev_devnum(const struct usbip__dev *dev);
 /* The devid the host names @dev by in its URB headers: busnum << 16 |
  * devnum, as OP_REP_IMPORT gave them. */
 uint32_t usbip__dev_devid(const struct usbip__dev *dev);

@@ -106,8 +106,8 @@ int usbip__dev_describe(struct usbip__dev *dev, struct usbip_device_info *info,
 	memset(info, 0, sizeof(*info));
 	snprintf(info->path, sizeof(info->path), "/libcomposite/usbip/%s", dev->busid);
 	snprintf(info->busid, sizeof(info->busid), "%s", dev->busid);
-	info->busnum = dev->server->cfg.busnum;
-	info->devnum = dev->index + 1;
+	info->busnum = usbip__dev_busnum(dev);
+	info->devnum = usbip__dev_devnum(dev);
 	speed = usbip__dev_speed(dev);
 	info->speed = (uint32_t)speed;
 	info->idVendor = USB_LE16_TO_CPU(d.idVendor);
@@ -265,7 +265,8 @@ int usbip_server_create(const struct usbip_server_config *cfg, struct usbip_serv
 	int rc;
 
 	if (!cfg || !out || cfg->num_devices < 1 || cfg->num_devices > USBIP_MAX_DEVICES ||
-	    cfg->busnum < 1 || cfg->busnum > 255 || cfg->port > 65535 ||
+	    cfg->busnum < 1 || cfg->busnum + (cfg->num_devices - 1) / USBIP_DEVS_PER_BUS > 255 ||
+	    cfg->port > 65535 ||
 	    (cfg->speed != USB_SPEED_FULL && cfg->speed != USB_SPEED_HIGH &&
 	     cfg->speed != USB_SPEED_SUPER) ||
 	    cfg->op_timeout_ms == 0 || cfg->max_op_connections == 0 ||
@@ -278,6 +279,11 @@ int usbip_server_create(const struct usbip_server_config *cfg, struct usbip_serv
 	if (!srv)
 		return -USB_ENOMEM;
 	srv->cfg = *cfg;
+	srv->devs = calloc(cfg->num_devices, sizeof(*srv->devs));
+	if (!srv->devs) {
+		rc = -USB_ENOMEM;
+		goto fail_free;
+	}
 	snprintf(srv->address, sizeof(srv->address), "%s", cfg->address ? cfg->address : "127.0.0.1");
 	srv->cfg.address = srv->address;
 	srv->listen_fd = -1;
@@ -318,6 +324,7 @@ fail_pipe:
 fail_mutex:
 	pthread_mutex_destroy(&srv->lock);
 fail_free:
+	free(srv->devs);
 	free(srv);
 	return rc;
 }
@@ -520,8 +527,34 @@ static void set_deadline(struct timespec *t, unsigned ms)
 	}
 }
 
-/* Accept one connection. Return false when none was waiting. */
-static bool accept_one(struct usbip_server *srv)
+/* What accept_one() did. */
+enum accept_result {
+	ACCEPT_NONE,		/* nothing waiting (or the peer gave up first) */
+	ACCEPT_DONE,		/* a connection was taken (served or refused) */
+	ACCEPT_STARVED		/* out of descriptors or memory: back off */
+};
+
+/* Out of descriptors (or kernel memory): the connection stays in the
+ * backlog and the listening socket stays readable, so the accept loop
+ * must wait instead of polling it again at once (a spin). Logged at most
+ * once a second. */
+static void log_starved(struct usbip_server *srv, int err)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (srv->starved_logged && now.tv_sec < srv->starved_log_time + 1)
+		return;
+	usbip__log(srv, "cannot accept a connection: %s (%s); retrying every %d ms",
+		   strerror(err), err == EMFILE ? "raise the process's RLIMIT_NOFILE" :
+				  err == ENFILE ? "the system's file table is full" : "out of memory",
+		   USBIP_ACCEPT_BACKOFF_MS);
+	srv->starved_logged = true;
+	srv->starved_log_time = now.tv_sec;
+}
+
+/* Accept one connection. */
+static enum accept_result accept_one(struct usbip_server *srv)
 {
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss);
@@ -530,8 +563,13 @@ static bool accept_one(struct usbip_server *srv)
 	int one = 1, rc;
 	int fd = accept(srv->listen_fd, (struct sockaddr *)&ss, &len);
 
-	if (fd < 0)
-		return false;	/* EAGAIN, ECONNABORTED, EMFILE...: try again later */
+	if (fd < 0) {
+		if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+			log_starved(srv, errno);
+			return ACCEPT_STARVED;
+		}
+		return ACCEPT_NONE;	/* EAGAIN, ECONNABORTED...: try again later */
+	}
 	fcntl(fd, F_SETFD, FD_CLOEXEC);
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
@@ -541,7 +579,7 @@ static bool accept_one(struct usbip_server *srv)
 	if (!c) {
 		usbip__log(srv, "%s: out of memory, connection refused", peer);
 		close(fd);
-		return true;
+		return ACCEPT_DONE;
 	}
 	snprintf(c->peer_addr, sizeof(c->peer_addr), "%s", addr);
 	set_deadline(&c->op_deadline, srv->cfg.op_timeout_ms);
@@ -561,7 +599,7 @@ static bool accept_one(struct usbip_server *srv)
 		usbip__log(srv, "%s: refused, every op-phase slot it could take is answering",
 			   peer);
 		usbip__conn_free_unstarted(c);
-		return true;
+		return ACCEPT_DONE;
 	}
 	if (usbip__conn_start(c) != 0) {
 		usbip__log(srv, "%s: no thread for the connection", peer);
@@ -570,7 +608,7 @@ static bool accept_one(struct usbip_server *srv)
 		pthread_mutex_unlock(&srv->lock);
 		usbip__conn_free_unstarted(c);
 	}
-	return true;
+	return ACCEPT_DONE;
 }
 
 int usbip_server_run(struct usbip_server *srv)
@@ -585,26 +623,30 @@ int usbip_server_run(struct usbip_server *srv)
 	srv->running = true;
 	pthread_mutex_unlock(&srv->lock);
 
-	for (;;) {
-		struct pollfd p[2] = { { srv->listen_fd, POLLIN, 0 }, { srv->stop_pipe[0], POLLIN, 0 } };
+	for (bool starved = false;;) {
+		struct pollfd p[2] = { { srv->stop_pipe[0], POLLIN, 0 }, { srv->listen_fd, POLLIN, 0 } };
+		enum accept_result got = ACCEPT_NONE;
 
-		/* The timeout only paces the reaping of finished connections. */
-		if (poll(p, 2, 1000) < 0) {
+		/* The timeout only paces the reaping of finished connections;
+		 * out of descriptors, only the stop pipe is watched for a
+		 * while (a reaped connection may give some back). */
+		if (poll(p, starved ? 1 : 2, starved ? USBIP_ACCEPT_BACKOFF_MS : 1000) < 0) {
 			if (errno == EINTR)
 				continue;
 			rc = -USB_EIO;
 			break;
 		}
-		if (p[1].revents)
+		if (p[0].revents)
 			break;
-		if (p[0].revents & POLLIN) {
+		if (starved || (p[1].revents & POLLIN)) {
 			/* Drain the backlog (bounded, to reap and see a stop). */
-			for (int i = 0; i < 64 && accept_one(srv); i++)
+			for (int i = 0; i < 64 && (got = accept_one(srv)) == ACCEPT_DONE; i++)
 				;
-		} else if (p[0].revents & (POLLERR | POLLNVAL)) {
+		} else if (p[1].revents & (POLLERR | POLLNVAL)) {
 			rc = -USB_EIO;
 			break;
 		}
+		starved = got == ACCEPT_STARVED;
 		reap(srv, false);
 	}
 
@@ -676,5 +718,6 @@ void usbip_server_destroy(struct usbip_server *srv)
 	close(srv->stop_pipe[0]);
 	close(srv->stop_pipe[1]);
 	pthread_mutex_destroy(&srv->lock);
+	free(srv->devs);
 	free(srv);
 }

@@ -281,9 +281,19 @@ static void ep_setup(struct usbip__dev *dev, struct usbip__ep *ep, unsigned num,
 		udcx__ctrl_set_status_hook(&ep->x, ep0_status);
 }
 
+uint32_t usbip__dev_busnum(const struct usbip__dev *dev)
+{
+	return dev->server->cfg.busnum + dev->index / USBIP_DEVS_PER_BUS;
+}
+
+uint32_t usbip__dev_devnum(const struct usbip__dev *dev)
+{
+	return dev->index % USBIP_DEVS_PER_BUS + 1;
+}
+
 uint32_t usbip__dev_devid(const struct usbip__dev *dev)
 {
-	return (uint32_t)dev->server->cfg.busnum << 16 | (dev->index + 1);
+	return usbip__dev_busnum(dev) << 16 | usbip__dev_devnum(dev);
 }
 
 enum usb_device_speed usbip__dev_speed(struct usbip__dev *dev)
