@@ -7,7 +7,10 @@
  * scheme served beside the original giving the same descriptors and
  * strings; the control socket (mode 0600) through composite-gadgetctl:
  * list as text and JSON, the attach state following an import and its
- * end, garbage requests answered with errors while the daemon goes on.
+ * end, garbage requests answered with errors while the daemon goes on;
+ * run-time control: add and remove (while attached), detach, capture on
+ * and off, SIGHUP reload (unchanged, changed, broken, deleted and new
+ * schemes), the new requests' garbage.
  * Arguments: the daemon, the shipped schemes' folder, the CLI.
  */
 #define _XOPEN_SOURCE 700
@@ -56,11 +59,19 @@ static int make_dir(void **state)
 	return 0;
 }
 
+/* The daemon a failed test left running (stop() clears it). */
+static pid_t live_daemon;
+
 static int remove_dir(void **state)
 {
 	char cmd[128];
 
 	(void)state;
+	if (live_daemon > 0) {
+		kill(live_daemon, SIGKILL);
+		waitpid(live_daemon, NULL, 0);
+		live_daemon = 0;
+	}
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
 	return system(cmd) == 0 ? 0 : -1;
 }
@@ -119,6 +130,7 @@ static void start_with(struct daemon *d, const char *a, const char *b, const cha
 	scheme_path(pa, sizeof(pa), a);
 	scheme_path(pb, sizeof(pb), b);
 	d->pid = spawn(args, &fd, NULL);
+	live_daemon = d->pid;
 	d->out = fdopen(fd, "r");
 	assert_non_null(d->out);
 	d->port = 0;
@@ -144,6 +156,7 @@ static void stop(struct daemon *d)
 	int status;
 
 	assert_int_equal(kill(d->pid, SIGTERM), 0);
+	live_daemon = 0;
 	while (fgets(line, sizeof(line), d->out))
 		if (strstr(line, "stopped"))
 			stopped = true;
@@ -665,6 +678,7 @@ static void start_args(struct daemon *d, const char *const *args, const char *er
 	int fd;
 
 	d->pid = spawn(args, &fd, err_file);
+	live_daemon = d->pid;
 	d->out = fdopen(fd, "r");
 	assert_non_null(d->out);
 	d->port = 0;
