@@ -216,6 +216,19 @@ const char *usbip_server_busid(const struct usbip_server *server, unsigned index
 int usbip_server_set_capture(struct usbip_server *server, unsigned index, const char *path);
 
 /**
+ * usbip_server_detach() - close the import connection of device @index,
+ * as `usbip detach` on the host would: the host sees an unplug, the
+ * driver a disconnect, and the device stays exported, importable again
+ * (the event callback reports USBIP_EVENT_HOST_DISCONNECTED once the
+ * connection has ended). Returns before the connection has ended.
+ * Context: any thread but a server thread or callback (it takes the
+ * device's lock).
+ * Return: 0; -USB_EINVAL when @index is out of range; -USB_ENOTCONN when
+ * no host has the device imported (or its connection is already ending).
+ */
+int usbip_server_detach(struct usbip_server *server, unsigned index);
+
+/**
  * usbip_server_run() - serve in the calling thread until
  * usbip_server_stop(). Every connection is closed (attached hosts see an
  * unplug) before it returns.

@@ -2,9 +2,9 @@
  * control_posix.c - composite-gadgetd's control socket (control.h): a
  * Unix stream socket created mode 0600, served by one thread that takes a
  * connection at a time, reads one request line (bounded in length and in
- * time), answers and closes. Owns the socket, its thread and a copy of
- * the attach state; touches nothing of the gadgets. A bad request gets an
- * error reply, never a dead daemon.
+ * time), splits it into words, has the daemon's ops answer it and
+ * closes. Owns the socket and its thread; touches nothing of the
+ * gadgets itself. A bad request gets an error reply, never a dead daemon.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -23,35 +23,16 @@
 #include "composite/errors.h"
 #include "control.h"
 
-#define PEER_MAX 64
 #define REQUEST_TIMEOUT_MS 2000
-
-struct gadget_state {
-	const char *busid;
-	const char *scheme;
-	char peer[PEER_MAX];	/* "" while detached */
-};
 
 struct gadgetd_control {
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	int fd;
 	int stop_pipe[2];
 	pthread_t thread;
-	pthread_mutex_t lock;
-	unsigned n;
-	struct gadget_state *g;
-	gadgetd_control_set_fn set;
+	const struct gadgetd_control_ops *ops;
 	void *ctx;
 };
-
-void gadgetd_control_set_attached(struct gadgetd_control *c, unsigned index, const char *peer)
-{
-	if (!c || index >= c->n)
-		return;
-	pthread_mutex_lock(&c->lock);
-	snprintf(c->g[index].peer, sizeof(c->g[index].peer), "%s", peer ? peer : "");
-	pthread_mutex_unlock(&c->lock);
-}
 
 static void write_all(int fd, const char *s, size_t n)
 {
@@ -65,6 +46,11 @@ static void write_all(int fd, const char *s, size_t n)
 		s += w;
 		n -= (size_t)w;
 	}
+}
+
+static void write_str(int fd, const char *s)
+{
+	write_all(fd, s, strlen(s));
 }
 
 /* One request line into @line; 0, or -1 (too long, timeout, EOF first). */
@@ -92,88 +78,145 @@ static int read_line(int fd, char *line, size_t size)
 	return -1;
 }
 
-static void reply_list(struct gadgetd_control *c, int fd)
-{
-	char buf[64 + PEER_MAX + 4096];
-	int len;
+/* The rows of a list reply, gathered to count them first. */
+struct rows {
+	char *text;
+	size_t len, cap;
+	unsigned n;
+};
 
-	len = snprintf(buf, sizeof(buf), "ok %u\n", c->n);
-	write_all(fd, buf, (size_t)len);
-	for (unsigned i = 0; i < c->n; i++) {
-		pthread_mutex_lock(&c->lock);
-		len = snprintf(buf, sizeof(buf), "%s\t%s\t%s\t%s\n", c->g[i].busid,
-			       c->g[i].peer[0] ? "attached" : "detached",
-			       c->g[i].peer[0] ? c->g[i].peer : "-", c->g[i].scheme);
-		pthread_mutex_unlock(&c->lock);
-		if (len > 0)
-			write_all(fd, buf, (size_t)len < sizeof(buf) ? (size_t)len : sizeof(buf) - 1);
+static int add_row(void *ctx, const char *busid, const char *peer, const char *scheme)
+{
+	struct rows *r = ctx;
+	size_t need = strlen(busid) + (peer ? strlen(peer) : 1) + strlen(scheme) + 16;
+
+	if (r->len + need > r->cap) {
+		size_t cap = (r->cap ? 2 * r->cap : 1024) + need;
+		char *text = realloc(r->text, cap);
+
+		if (!text)
+			return -USB_ENOMEM;
+		r->text = text;
+		r->cap = cap;
 	}
+	r->len += (size_t)snprintf(r->text + r->len, r->cap - r->len, "%s\t%s\t%s\t%s\n", busid,
+				   peer ? "attached" : "detached", peer ? peer : "-", scheme);
+	r->n++;
+	return 0;
 }
 
-/* "set BUSID FUNCTION ATTR [VALUE]": @args is what follows "set ". */
-static void reply_set(struct gadgetd_control *c, int fd, char *args)
+static void reply_list(struct gadgetd_control *c, int fd)
 {
-	char *word[3], msg[GADGETD_CONTROL_LINE_MAX + 64], reply[sizeof(msg) + 16];
-	const char *value = "";
-	unsigned index = c->n;
-	int len, rc;
+	struct rows r = { 0 };
+	char head[32];
 
-	for (unsigned k = 0; k < 3; k++) {
-		word[k] = args;
-		args = strchr(args, ' ');
-		if (!args && k < 2) {
-			static const char e[] = "error usage: set BUSID FUNCTION ATTR [VALUE]\n";
+	if (c->ops->list(c->ctx, add_row, &r) < 0) {
+		write_str(fd, "error out of memory\n");
+	} else {
+		snprintf(head, sizeof(head), "ok %u\n", r.n);
+		write_str(fd, head);
+		write_all(fd, r.text ? r.text : "", r.len);
+	}
+	free(r.text);
+}
 
-			write_all(fd, e, sizeof(e) - 1);
-			return;
-		}
+/* Split off the first word of *@rest (up to a space): NULL when none. */
+static char *next_word(char **rest)
+{
+	char *w = *rest, *sp;
+
+	if (!w || !*w)
+		return NULL;
+	sp = strchr(w, ' ');
+	if (sp)
+		*sp++ = '\0';
+	*rest = sp;
+	return w;
+}
+
+/* Run request @verb with its arguments @args (what follows "VERB "; NULL
+ * when nothing does). Return the op's result; -USB_EINVAL with the usage
+ * in @msg for missing words; 1 for an unknown verb. */
+static int run_request(struct gadgetd_control *c, const char *verb, char *args, char *msg,
+		       size_t size)
+{
+	const struct gadgetd_control_ops *o = c->ops;
+	char *busid = NULL;
+
+	if (!strcmp(verb, "add")) {
+		if (!args || !*args)
+			goto usage;
+		return o->add(c->ctx, args, msg, size);
+	}
+	if (strcmp(verb, "set") && strcmp(verb, "remove") && strcmp(verb, "detach") &&
+	    strcmp(verb, "capture"))
+		return 1;
+	busid = next_word(&args);
+	if (!busid)
+		goto usage;
+	if (!strcmp(verb, "remove") || !strcmp(verb, "detach")) {
 		if (args)
-			*args++ = '\0';
+			goto usage;
+		return (verb[0] == 'r' ? o->remove : o->detach)(c->ctx, busid, msg, size);
 	}
-	if (args)
-		value = args;
-	for (unsigned i = 0; i < c->n; i++)
-		if (!strcmp(c->g[i].busid, word[0]))
-			index = i;
-	msg[0] = '\0';
-	if (index == c->n) {
-		len = snprintf(reply, sizeof(reply), "error no gadget %.32s\n", word[0]);
-		write_all(fd, reply, (size_t)len);
-		return;
+	if (!strcmp(verb, "capture")) {
+		if (!args || !*args)
+			goto usage;
+		return o->capture(c->ctx, busid, strcmp(args, "off") ? args : NULL, msg, size);
 	}
-	rc = c->set ? c->set(c->ctx, index, word[1], word[2], value, msg, sizeof(msg)) : -1;
-	if (rc == 0)
-		len = snprintf(reply, sizeof(reply), "ok\n");
-	else
-		len = snprintf(reply, sizeof(reply), "error %s\n", msg[0] ? msg : "refused");
-	write_all(fd, reply, (size_t)len < sizeof(reply) ? (size_t)len : sizeof(reply) - 1);
+	{
+		char *function = next_word(&args), *attr = next_word(&args);
+
+		if (!function || !attr)
+			goto usage;
+		return o->set(c->ctx, busid, function, attr, args ? args : "", msg, size);
+	}
+usage:
+	snprintf(msg, size, "usage: %s", !strcmp(verb, "add") ? "add PATH"
+				     : !strcmp(verb, "set") ? "set BUSID FUNCTION ATTR [VALUE]"
+				     : !strcmp(verb, "capture") ? "capture BUSID PATH|off"
+				     : verb[0] == 'r' ? "remove BUSID" : "detach BUSID");
+	return -USB_EINVAL;
+}
+
+/* Printable, for echoing a bad request back. */
+static void sanitize(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e)
+			*s = '?';
 }
 
 static void serve_one(struct gadgetd_control *c, int fd)
 {
-	char line[GADGETD_CONTROL_LINE_MAX], msg[GADGETD_CONTROL_LINE_MAX + 64];
-	int len;
+	char line[GADGETD_CONTROL_LINE_MAX], msg[GADGETD_CONTROL_MSG_MAX];
+	char reply[GADGETD_CONTROL_MSG_MAX + 16];
+	char *args, *verb;
+	int rc;
 
 	if (read_line(fd, line, sizeof(line)) < 0) {
-		static const char e[] = "error request too long, cut short or too slow\n";
-
-		write_all(fd, e, sizeof(e) - 1);
+		write_str(fd, "error request too long, cut short or too slow\n");
 		return;
 	}
 	if (!strcmp(line, "list")) {
 		reply_list(c, fd);
 		return;
 	}
-	if (!strncmp(line, "set ", 4)) {
-		reply_set(c, fd, line + 4);
-		return;
+	args = line;
+	verb = next_word(&args);
+	msg[0] = '\0';
+	rc = verb ? run_request(c, verb, args, msg, sizeof(msg)) : 1;
+	if (rc == 1) {
+		sanitize(line);
+		snprintf(reply, sizeof(reply), "error unknown request '%.64s' (try: list, set, add, "
+			 "remove, detach, capture)\n", line);
+	} else if (rc == 0) {
+		snprintf(reply, sizeof(reply), "ok%s%s\n", msg[0] ? " " : "", msg);
+	} else {
+		sanitize(msg);
+		snprintf(reply, sizeof(reply), "error %s\n", msg[0] ? msg : usb_strerror(rc));
 	}
-	for (char *p = line; *p; p++)
-		if ((unsigned char)*p < 0x20 || (unsigned char)*p > 0x7e)
-			*p = '?';
-	len = snprintf(msg, sizeof(msg), "error unknown request '%.64s' (try: list, set)\n",
-		       line);
-	write_all(fd, msg, (size_t)len);
+	write_str(fd, reply);
 }
 
 static void *control_thread(void *arg)
@@ -242,8 +285,7 @@ static int listen_on(struct gadgetd_control *c)
 	return 0;
 }
 
-int gadgetd_control_start(const char *path, unsigned n, const char *const *busids,
-			  const char *const *schemes, gadgetd_control_set_fn set, void *ctx,
+int gadgetd_control_start(const char *path, const struct gadgetd_control_ops *ops, void *ctx,
 			  struct gadgetd_control **out)
 {
 	struct gadgetd_control *c;
@@ -255,20 +297,9 @@ int gadgetd_control_start(const char *path, unsigned n, const char *const *busid
 	if (!c)
 		return -USB_ENOMEM;
 	c->fd = -1;
-	c->g = calloc(n ? n : 1, sizeof(*c->g));
-	if (!c->g) {
-		free(c);
-		return -USB_ENOMEM;
-	}
 	snprintf(c->path, sizeof(c->path), "%s", path);
-	c->n = n;
-	c->set = set;
+	c->ops = ops;
 	c->ctx = ctx;
-	for (unsigned i = 0; i < n; i++) {
-		c->g[i].busid = busids[i];
-		c->g[i].scheme = schemes[i];
-	}
-	pthread_mutex_init(&c->lock, NULL);
 	rc = listen_on(c);
 	if (rc == 0 && pipe(c->stop_pipe) < 0)
 		rc = -USB_EIO;
@@ -282,8 +313,6 @@ int gadgetd_control_start(const char *path, unsigned n, const char *const *busid
 			close(c->fd);
 			unlink(c->path);
 		}
-		pthread_mutex_destroy(&c->lock);
-		free(c->g);
 		free(c);
 		return rc;
 	}
@@ -302,7 +331,5 @@ void gadgetd_control_stop(struct gadgetd_control *c)
 	close(c->stop_pipe[1]);
 	close(c->fd);
 	unlink(c->path);
-	pthread_mutex_destroy(&c->lock);
-	free(c->g);
 	free(c);
 }

@@ -3,13 +3,22 @@
  * through its control socket (control.h) and prints the answer.
  *
  *   composite-gadgetctl --control PATH [--json] list
- *   composite-gadgetctl --control PATH set BUSID FUNCTION ATTR [VALUE]
+ *   composite-gadgetctl --control PATH [--json] set BUSID FUNCTION ATTR [VALUE]
+ *   composite-gadgetctl --control PATH [--json] add SCHEME
+ *   composite-gadgetctl --control PATH [--json] remove BUSID
+ *   composite-gadgetctl --control PATH [--json] detach BUSID
+ *   composite-gadgetctl --control PATH [--json] capture BUSID FILE|DIR|off
  *
  * list: one line per gadget, BUSID STATE PEER SCHEME (a table), or with
  * --json an array of { "busid", "attached", "peer", "scheme" } objects.
  * set: write a function's attribute in the running gadget, e.g.
  * `set 1-1 mass_storage_0 lun.0/file /srv/other.img` (a medium change;
  * no VALUE ejects) or `set 1-1 mass_storage_0 lun.0/forced_eject 1`.
+ * add: serve SCHEME at a free busid, printed; remove: unbind a gadget;
+ * detach: unplug its host; capture: its URBs to a pcap file (or
+ * DIR/usbip-BUSID.pcap), or off. Relative paths of add and capture are
+ * made absolute here (the daemon's folder is another). With --json these
+ * print { "ok": true } (add: with "busid") or { "ok": false, "error" }.
  * Exit 0; 1 when the daemon cannot be reached or answers an error (its
  * message on stderr); 2 for bad arguments. POSIX: one socket, stdio.
  */
@@ -29,8 +38,14 @@ static const char prog[] = "composite-gadgetctl";
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: %s --control PATH [--json] list\n"
-		"       %s --control PATH set BUSID FUNCTION ATTR [VALUE]\n", prog, prog);
+	fprintf(stderr, "usage: %s --control PATH [--json] REQUEST\n"
+		"  list                             the gadgets, their busids and hosts\n"
+		"  set BUSID FUNCTION ATTR [VALUE]  write an attribute (lun.0/file: the medium)\n"
+		"  add SCHEME                       serve SCHEME at a free busid\n"
+		"  remove BUSID                     unbind the gadget (its host sees an unplug)\n"
+		"  detach BUSID                     unplug its host; the gadget stays served\n"
+		"  capture BUSID FILE|DIR|off       its URBs to a usbmon pcap file, or not\n",
+		prog);
 	return 2;
 }
 
@@ -143,11 +158,11 @@ static int list(int fd, bool json)
 	return 0;
 }
 
-/* The one-line answer to a set: "ok", or the daemon's error. */
-static int answer(int fd)
+/* The one-line answer to a request: "ok [BUSID]", or the daemon's error. */
+static int answer(int fd, bool json)
 {
 	FILE *in = fdopen(fd, "r");
-	char line[1024];
+	char line[2048];
 	int rc = 1;
 
 	if (!in) {
@@ -155,13 +170,61 @@ static int answer(int fd)
 		return 1;
 	}
 	if (!fgets(line, sizeof(line), in))
-		fprintf(stderr, "%s: no answer\n", prog);
-	else if (!strcmp(line, "ok\n"))
+		snprintf(line, sizeof(line), "error no answer\n");
+	line[strcspn(line, "\n")] = '\0';
+	if (!strncmp(line, "ok", 2) && (line[2] == '\0' || line[2] == ' '))
 		rc = 0;
-	else
-		fprintf(stderr, "%s: %s", prog, line);
+	if (rc == 0 && line[2] && !json)
+		printf("%s\n", line + 3);
+	else if (rc != 0)
+		fprintf(stderr, "%s: %s\n", prog, line);
+	if (json && rc == 0) {
+		printf("{ \"ok\": true");
+		if (line[2]) {
+			printf(", \"busid\": ");
+			json_string(line + 3);
+		}
+		printf(" }\n");
+	} else if (json) {
+		printf("{ \"ok\": false, \"error\": ");
+		json_string(strncmp(line, "error ", 6) ? line : line + 6);
+		printf(" }\n");
+	}
 	fclose(in);
 	return rc;
+}
+
+/* @path as the daemon must see it: absolute (from this folder), into @buf. */
+static const char *absolute(const char *path, char *buf, size_t size)
+{
+	char cwd[2048];
+
+	if (path[0] == '/' || !getcwd(cwd, sizeof(cwd)))
+		return path;
+	snprintf(buf, size, "%s/%s", cwd, path);
+	return buf;
+}
+
+/* The request line for the words @pos[0..@n), into @req; its length, or
+ * -1 for a usage error. */
+static int request(const char *const *pos, unsigned n, char *req, size_t size)
+{
+	const char *verb = pos[0];
+	char abs[4096];
+
+	if (!strcmp(verb, "list") && n == 1)
+		return snprintf(req, size, "list\n");
+	if (!strcmp(verb, "set") && (n == 4 || n == 5))
+		return snprintf(req, size, "set %s %s %s %s\n", pos[1], pos[2], pos[3],
+				n == 5 ? pos[4] : "");
+	if (!strcmp(verb, "add") && n == 2)
+		return snprintf(req, size, "add %s\n", absolute(pos[1], abs, sizeof(abs)));
+	if ((!strcmp(verb, "remove") || !strcmp(verb, "detach")) && n == 2)
+		return snprintf(req, size, "%s %s\n", verb, pos[1]);
+	if (!strcmp(verb, "capture") && n == 3)
+		return snprintf(req, size, "capture %s %s\n", pos[1],
+				strcmp(pos[2], "off") ? absolute(pos[2], abs, sizeof(abs)) : "off");
+	return -1;
 }
 
 int main(int argc, char **argv)
@@ -169,7 +232,7 @@ int main(int argc, char **argv)
 	const char *path = NULL, *pos[6];
 	unsigned n = 0;
 	bool json = false;
-	char req[1024];
+	char req[4224];
 	int fd, len;
 
 	for (int i = 1; i < argc; i++) {
@@ -184,14 +247,10 @@ int main(int argc, char **argv)
 	}
 	if (!path || n == 0)
 		return usage();
-	if (!strcmp(pos[0], "list") && n == 1)
-		len = snprintf(req, sizeof(req), "list\n");
-	else if (!strcmp(pos[0], "set") && (n == 4 || n == 5))
-		len = snprintf(req, sizeof(req), "set %s %s %s %s\n", pos[1], pos[2], pos[3],
-			       n == 5 ? pos[4] : "");
-	else
+	len = request(pos, n, req, sizeof(req));
+	if (len < 0)
 		return usage();
-	if (len < 0 || (size_t)len >= sizeof(req) || strchr(req, '\n') != req + len - 1) {
+	if ((size_t)len >= sizeof(req) || strchr(req, '\n') != req + len - 1) {
 		fprintf(stderr, "%s: request too long or holding a newline\n", prog);
 		return 2;
 	}
@@ -203,5 +262,5 @@ int main(int argc, char **argv)
 		close(fd);
 		return 1;
 	}
-	return pos[0][0] == 'l' ? list(fd, json) : answer(fd);
+	return !strcmp(pos[0], "list") ? list(fd, json) : answer(fd, json);
 }

@@ -5,7 +5,7 @@
  * given, all on one server (composite/usbip.h).
  *
  *   composite-gadgetd SCHEME... [--address A] [--port P] [--control PATH]
- *                     [--capture DIR] [--check] [--export]
+ *                     [--capture DIR] [--max-gadgets N] [--check] [--export]
  *
  * A SCHEME that is a directory stands for its *.scheme files in name
  * order (the systemd unit passes /etc/composite-gadgetd/).
@@ -15,16 +15,23 @@
  * exits 0, or 2 with every error as FILE:LINE: MESSAGE. --export does the
  * same and writes each gadget's scheme to stdout, preceded by a comment
  * line naming its busid and file. Otherwise it serves until SIGINT or
- * SIGTERM, then unbinds every gadget, closes every file and exits 0.
+ * SIGTERM, then unbinds every gadget, closes every file and exits 0;
+ * SIGHUP rereads the schemes given (gadgets.h, gadgetd_gadgets_reload()).
  * --control PATH answers requests on a Unix socket there (control.h,
  * composite-gadgetctl). --capture DIR writes every gadget's URBs from the
  * first one to DIR/usbip-BUSID.pcap (usbip_server_set_capture()).
+ * --max-gadgets N: the busids the server exports (default 16, or the
+ * number of schemes when more; at most USBIP_MAX_DEVICES): room for
+ * gadgets added at run time.
  * Exit 1: the server could not start; 2: bad arguments or schemes.
- * POSIX: signals and stdio; owns the schemes and the server.
+ * Threads: main runs the server; one thread takes the signals (all
+ * blocked elsewhere) and runs the reload; the control socket has its own.
+ * POSIX: signals, threads and stdio; owns the server and the gadget table.
  */
 #define _XOPEN_SOURCE 700	/* realpath */
 
 #include <dirent.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,65 +44,87 @@
 #include "composite/scheme.h"
 #include "composite/usbip.h"
 #include "control.h"
+#include "gadgets.h"
 
 static const char prog[] = "composite-gadgetd";
+
+/* Scheme files, owned. */
+struct path_list {
+	char **v;
+	unsigned n, cap;
+};
 
 struct options {
 	const char *address;
 	unsigned port;
 	const char *control;
 	const char *capture;
+	unsigned max_gadgets;		/* 0: the default */
 	bool check;
 	bool export;
-	const char *schemes[USBIP_MAX_DEVICES];
-	unsigned n_schemes;
-	char *owned[USBIP_MAX_DEVICES];	/* paths found in directories */
-	unsigned n_owned;
+	const char **args;		/* the SCHEME arguments (argv's) */
+	unsigned n_args;
+	struct path_list schemes;	/* args with directories expanded */
 };
 
 static struct usbip_server *server;
-static struct gadgetd_control *control;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	if (server)
-		usbip_server_stop(server);	/* writes a pipe: async-signal-safe */
-}
+static struct gadgetd_gadgets *gadgets;
 
 static int usage(void)
 {
 	fprintf(stderr, "usage: %s SCHEME... [--address A] [--port P] [--control PATH]\n"
-		"         [--capture DIR] [--check] [--export]\n"
+		"         [--capture DIR] [--max-gadgets N] [--check] [--export]\n"
 		"  serves each scheme as one gadget (busids 1-1, 1-2 ...) over USB/IP;\n"
 		"  a directory stands for its *.scheme files in name order;\n"
 		"  --check: load and bind every scheme against the in-process host, exit 0 or 2\n"
 		"  --export: as --check, then write each gadget's scheme to stdout\n"
 		"  --control PATH: answer composite-gadgetctl on a Unix socket (mode 0600)\n"
 		"  --capture DIR: every gadget's URBs to DIR/usbip-BUSID.pcap (usbmon pcap)\n"
-		"  defaults: --address 127.0.0.1 --port %u\n", prog, USBIP_PORT_DEFAULT);
+		"  --max-gadgets N: busids exported, room for gadgets added at run time\n"
+		"     (default %d or the number of schemes, whichever is larger; at most %d)\n"
+		"  SIGHUP rereads the schemes; defaults: --address 127.0.0.1 --port %u\n", prog,
+		USBIP_MAX_DEVICES, USBIP_MAX_DEVICES, USBIP_PORT_DEFAULT);
 	return 2;
 }
 
-static int parse_port(const char *s, unsigned *out)
+static int parse_uint(const char *s, unsigned long max, unsigned *out)
 {
 	char *end;
 	unsigned long v = strtoul(s, &end, 10);
 
-	if (!*s || *end || v > 65535)
+	if (!*s || *end || v > max || s[0] == '-')
 		return -1;
 	*out = (unsigned)v;
 	return 0;
 }
 
-static int add_scheme(struct options *o, const char *path)
+static int add_path(struct path_list *l, const char *path)
 {
-	if (o->n_schemes == USBIP_MAX_DEVICES) {
-		fprintf(stderr, "%s: at most %d schemes\n", prog, USBIP_MAX_DEVICES);
-		return -1;
+	char *copy = strdup(path);
+
+	if (copy && l->n == l->cap) {
+		unsigned cap = l->cap ? 2 * l->cap : 16;
+		char **v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v) {
+			free(copy);
+			return -1;
+		}
+		l->v = v;
+		l->cap = cap;
 	}
-	o->schemes[o->n_schemes++] = path;
+	if (!copy)
+		return -1;
+	l->v[l->n++] = copy;
 	return 0;
+}
+
+static void free_paths(struct path_list *l)
+{
+	for (unsigned i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	*l = (struct path_list){ 0 };
 }
 
 static int by_name(const void *a, const void *b)
@@ -103,16 +132,17 @@ static int by_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* A scheme file, or a directory: its *.scheme files in name order. */
-static int add_scheme_arg(struct options *o, const char *arg)
+/* A scheme file, or a directory: its *.scheme files in name order.
+ * Return 0, or -1 with the reason on stderr. */
+static int expand_arg(struct path_list *l, const char *arg)
 {
-	unsigned first = o->n_owned;
+	unsigned first = l->n;
 	struct dirent *e;
 	struct stat st;
 	DIR *d;
 
 	if (stat(arg, &st) != 0 || !S_ISDIR(st.st_mode))
-		return add_scheme(o, arg);	/* a missing file: the loader says so */
+		return add_path(l, arg);	/* a missing file: the loader says so */
 	d = opendir(arg);
 	if (!d) {
 		fprintf(stderr, "%s: %s: cannot read the directory\n", prog, arg);
@@ -121,32 +151,43 @@ static int add_scheme_arg(struct options *o, const char *arg)
 	while ((e = readdir(d)) != NULL) {
 		size_t n = strlen(e->d_name);
 		char *path;
+		int rc;
 
 		if (n <= 7 || strcmp(e->d_name + n - 7, ".scheme") || e->d_name[0] == '.')
 			continue;
-		if (o->n_owned == USBIP_MAX_DEVICES) {
-			fprintf(stderr, "%s: at most %d schemes\n", prog, USBIP_MAX_DEVICES);
-			closedir(d);
-			return -1;
-		}
 		path = malloc(strlen(arg) + n + 2);
-		if (!path) {
-			closedir(d);
-			return -1;
-		}
+		if (!path)
+			break;
 		sprintf(path, "%s/%s", arg, e->d_name);
-		o->owned[o->n_owned++] = path;
+		rc = add_path(l, path);
+		free(path);
+		if (rc)
+			break;
 	}
 	closedir(d);
-	qsort(o->owned + first, o->n_owned - first, sizeof(o->owned[0]), by_name);
-	for (unsigned i = first; i < o->n_owned; i++)
-		if (add_scheme(o, o->owned[i]))
+	if (e) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		return -1;
+	}
+	qsort(l->v + first, l->n - first, sizeof(l->v[0]), by_name);
+	return 0;
+}
+
+static int expand_args(const struct options *o, struct path_list *l)
+{
+	for (unsigned i = 0; i < o->n_args; i++)
+		if (expand_arg(l, o->args[i])) {
+			free_paths(l);
 			return -1;
+		}
 	return 0;
 }
 
 static int parse_args(struct options *o, int argc, char **argv)
 {
+	o->args = calloc((size_t)argc, sizeof(*o->args));
+	if (!o->args)
+		return 2;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 
@@ -157,8 +198,15 @@ static int parse_args(struct options *o, int argc, char **argv)
 		} else if (!strcmp(a, "--address") && i + 1 < argc) {
 			o->address = argv[++i];
 		} else if (!strcmp(a, "--port") && i + 1 < argc) {
-			if (parse_port(argv[++i], &o->port)) {
+			if (parse_uint(argv[++i], 65535, &o->port)) {
 				fprintf(stderr, "%s: --port %s: not a port (0..65535)\n", prog, argv[i]);
+				return 2;
+			}
+		} else if (!strcmp(a, "--max-gadgets") && i + 1 < argc) {
+			if (parse_uint(argv[++i], USBIP_MAX_DEVICES, &o->max_gadgets) ||
+			    !o->max_gadgets) {
+				fprintf(stderr, "%s: --max-gadgets %s: not a number 1..%d\n", prog,
+					argv[i], USBIP_MAX_DEVICES);
 				return 2;
 			}
 		} else if (!strcmp(a, "--control") && i + 1 < argc) {
@@ -170,13 +218,25 @@ static int parse_args(struct options *o, int argc, char **argv)
 		} else if (a[0] == '-' && a[1]) {
 			fprintf(stderr, "%s: unknown option %s\n", prog, a);
 			return usage();
-		} else if (add_scheme_arg(o, a)) {
-			return 2;
+		} else {
+			o->args[o->n_args++] = a;
 		}
 	}
-	if (!o->n_schemes)
+	if (expand_args(o, &o->schemes))
+		return 2;
+	if (!o->schemes.n)
 		fprintf(stderr, "%s: no scheme given (or none in the directories given)\n", prog);
-	return o->n_schemes ? 0 : usage();
+	return o->schemes.n ? 0 : usage();
+}
+
+/* The busids to export: --max-gadgets, or 16 or the schemes' count. */
+static unsigned capacity(const struct options *o)
+{
+	unsigned n = o->schemes.n > USBIP_MAX_DEVICES ? o->schemes.n : USBIP_MAX_DEVICES;
+
+	if (o->max_gadgets)
+		return o->max_gadgets;
+	return n > USBIP_MAX_DEVICES ? USBIP_MAX_DEVICES : n;
 }
 
 static void print_error(const struct gadget_scheme_error *err)
@@ -192,10 +252,10 @@ static int load_all(const struct options *o, struct gadget_scheme **s)
 {
 	int status = 0;
 
-	for (unsigned i = 0; i < o->n_schemes; i++) {
+	for (unsigned i = 0; i < o->schemes.n; i++) {
 		struct gadget_scheme_error err;
 
-		if (gadget_scheme_load_file(o->schemes[i], &s[i], &err) < 0) {
+		if (gadget_scheme_load_file(o->schemes.v[i], &s[i], &err) < 0) {
 			print_error(&err);
 			s[i] = NULL;
 			status = 2;
@@ -204,148 +264,27 @@ static int load_all(const struct options *o, struct gadget_scheme **s)
 	return status;
 }
 
-/* ---- one file, one writer -------------------------------------------------- */
-
-struct lun_use {
-	char *path;		/* realpath of the file, or the file as given */
-	bool ro;
-	const char *label;
-	unsigned index;
-	const char *scheme_file;
-	int line;
-};
-
-struct lun_uses {
-	struct lun_use *v;
-	unsigned n, cap;
-};
-
-static int collect_lun(void *ctx, const struct gadget_scheme_lun *lun)
+static void report_clash(void *ctx, const char *line)
 {
-	struct lun_uses *u = ctx;
-	struct lun_use *e;
-
-	if (u->n == u->cap) {
-		unsigned cap = u->cap ? 2 * u->cap : 16;
-		struct lun_use *v = realloc(u->v, cap * sizeof(*v));
-
-		if (!v)
-			return -USB_ENOMEM;
-		u->v = v;
-		u->cap = cap;
-	}
-	e = &u->v[u->n];
-	e->path = realpath(lun->file, NULL);
-	if (!e->path)
-		e->path = strdup(lun->file);
-	if (!e->path)
-		return -USB_ENOMEM;
-	e->ro = lun->ro;
-	e->label = lun->label;
-	e->index = lun->index;
-	e->scheme_file = lun->scheme_file;
-	e->line = lun->line;
-	u->n++;
-	return 0;
+	(void)ctx;
+	fprintf(stderr, "%s\n", line);
 }
 
 /* Two LUNs (of any gadgets) on one file: refused unless both are
  * read-only, as two writers would corrupt it. Return 0 or 2. */
 static int check_shared_files(const struct options *o, struct gadget_scheme **s)
 {
-	struct lun_uses u = { 0 };
 	int status = 0;
 
-	for (unsigned i = 0; i < o->n_schemes; i++)
-		if (s[i] && gadget_scheme_for_each_lun(s[i], collect_lun, &u) < 0) {
+	for (unsigned i = 0; i < o->schemes.n; i++) {
+		int rc = s[i] ? gadgetd_file_conflicts(s[i], s, i, report_clash, NULL) : 0;
+
+		if (rc == -USB_ENOMEM)
 			fprintf(stderr, "%s: out of memory\n", prog);
+		if (rc != 0)
 			status = 2;
-		}
-	for (unsigned i = 0; i < u.n; i++)
-		for (unsigned k = 0; k < i; k++) {
-			const struct lun_use *a = &u.v[k], *b = &u.v[i];
-
-			if (strcmp(a->path, b->path) || (a->ro && b->ro))
-				continue;
-			fprintf(stderr, "%s:%d: function %s LUN %u: %s is also served by function %s "
-				"LUN %u (%s:%d), not both read-only\n", b->scheme_file, b->line,
-				b->label, b->index, a->path, a->label, a->index, a->scheme_file,
-				a->line);
-			status = 2;
-		}
-	for (unsigned i = 0; i < u.n; i++)
-		free(u.v[i].path);
-	free(u.v);
-	return status;
-}
-
-/* A medium going into LUN @lun of @label in gadget @index: the file
- * may not be one another LUN serves unless both are read-only. */
-struct medium_check {
-	char *path;
-	bool ro;
-	struct gadget_scheme *self;
-	const char *label;
-	unsigned lun;
-	struct gadget_scheme *current;
-	char *msg;
-	size_t size;
-};
-
-static int medium_conflict(void *ctx, const struct gadget_scheme_lun *lun)
-{
-	struct medium_check *m = ctx;
-	char *path;
-	int clash;
-
-	if (m->current == m->self && !strcmp(lun->label, m->label) && lun->index == m->lun)
-		return 0;	/* the medium it replaces */
-	path = realpath(lun->file, NULL);
-	clash = !strcmp(path ? path : lun->file, m->path) && !(m->ro && lun->ro);
-	if (clash)
-		snprintf(m->msg, m->size, "%s is served by function %s LUN %u of %s, not both "
-			 "read-only", m->path, lun->label, lun->index, lun->scheme_file);
-	free(path);
-	return clash ? -USB_EBUSY : 0;
-}
-
-static struct gadget_scheme **served;	/* for the control socket */
-static unsigned n_served;
-
-static int control_set(void *ctx, unsigned index, const char *function, const char *attr,
-		       const char *value, char *msg, size_t size)
-{
-	struct medium_check m = { .self = served[index], .label = function, .msg = msg,
-				  .size = size };
-	char leaf[16], ro[16];
-	int rc = 0;
-
-	(void)ctx;
-	if (sscanf(attr, "lun.%u/%15s", &m.lun, leaf) == 2 && !strcmp(leaf, "file") && value[0]) {
-		char ro_attr[32];
-
-		snprintf(ro_attr, sizeof(ro_attr), "lun.%u/ro", m.lun);
-		m.ro = gadget_scheme_show_attr(m.self, function, ro_attr, ro, sizeof(ro)) > 0 &&
-		       ro[0] == '1';
-		m.path = realpath(value, NULL);
-		if (!m.path)
-			m.path = strdup(value);
-		for (unsigned i = 0; m.path && rc == 0 && i < n_served; i++) {
-			m.current = served[i];
-			rc = gadget_scheme_for_each_lun(served[i], medium_conflict, &m);
-		}
-		if (!m.path)
-			rc = -USB_ENOMEM;
-		free(m.path);
-		if (rc)
-			return rc;
 	}
-	rc = gadget_scheme_set_attr(m.self, function, attr, value);
-	if (rc == -USB_ENOENT)
-		snprintf(msg, size, "no function %s or no attribute %s", function, attr);
-	else if (rc < 0)
-		snprintf(msg, size, "%s %s: %s", function, attr, usb_strerror(rc));
-	return rc;
+	return status;
 }
 
 /* What a host reads: the device and every configuration descriptor. */
@@ -406,10 +345,7 @@ static int check_one(struct gadget_scheme *s, unsigned index, bool export)
 static void on_event(void *ctx, const struct usbip_event *ev)
 {
 	(void)ctx;
-	if (ev->device >= 0 && ev->type == USBIP_EVENT_HOST_CONNECTED)
-		gadgetd_control_set_attached(control, (unsigned)ev->device, ev->peer);
-	else if (ev->device >= 0 && ev->type == USBIP_EVENT_HOST_DISCONNECTED)
-		gadgetd_control_set_attached(control, (unsigned)ev->device, NULL);
+	gadgetd_gadgets_event(gadgets, ev);
 	printf("%s: %s%s%s\n", prog, ev->busid[0] ? ev->busid : "", ev->busid[0] ? ": " : "",
 	       ev->message);
 	fflush(stdout);
@@ -420,7 +356,7 @@ static void print_attach_lines(const struct options *o)
 	unsigned port = usbip_server_port(server);
 
 	printf("%s: listening on %s:%u\n", prog, o->address, port);
-	for (unsigned i = 0; i < o->n_schemes; i++) {
+	for (unsigned i = 0; i < o->schemes.n; i++) {
 		if (port == USBIP_PORT_DEFAULT)
 			printf("%s: on the host: usbip attach -r %s -b %s\n", prog, o->address,
 			       usbip_server_busid(server, i));
@@ -430,16 +366,93 @@ static void print_attach_lines(const struct options *o)
 	}
 }
 
+/* SIGHUP: the schemes given, read again. */
+static void reload(const struct options *o)
+{
+	struct path_list now = { 0 };
+
+	printf("%s: SIGHUP: reloading\n", prog);
+	fflush(stdout);
+	if (expand_args(o, &now)) {
+		fprintf(stderr, "%s: reload abandoned, every gadget kept\n", prog);
+		return;
+	}
+	gadgetd_gadgets_reload(gadgets, (const char *const *)now.v, now.n);
+	free_paths(&now);
+}
+
+/* The signals' thread: SIGHUP reloads, SIGINT or SIGTERM stop the server
+ * (and this thread). The signals are blocked in every other thread. */
+static void *signal_thread(void *arg)
+{
+	const struct options *o = arg;
+	sigset_t set;
+	int sig;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	for (;;) {
+		if (sigwait(&set, &sig) != 0)
+			continue;
+		if (sig != SIGHUP)
+			break;
+		reload(o);
+	}
+	usbip_server_stop(server);
+	return NULL;
+}
+
+/* Bind every loaded scheme (owned from here: s[i] is cleared) and open
+ * the control socket. Return 0, or the exit status. */
+static int set_up(const struct options *o, struct gadget_scheme **s,
+		  struct gadgetd_control **control)
+{
+	char msg[GADGETD_CONTROL_MSG_MAX];
+	int rc = gadgetd_gadgets_create(server, &gadgets);
+
+	if (rc < 0) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		return 1;
+	}
+	for (unsigned i = 0; i < o->schemes.n; i++) {
+		rc = gadgetd_gadgets_adopt(gadgets, s[i], o->schemes.v[i], true, msg, sizeof(msg));
+		s[i] = NULL;
+		if (rc < 0) {
+			fprintf(stderr, "%s\n", msg);
+			return 2;
+		}
+	}
+	if (!o->control)
+		return 0;
+	rc = gadgetd_control_start(o->control, &gadgetd_gadgets_control_ops, gadgets, control);
+	if (rc < 0) {
+		fprintf(stderr, "%s: --control %s: %s\n", prog, o->control,
+			rc == -USB_EADDRINUSE ? "in use (a daemon answers there, or it is no socket)"
+					      : usb_strerror(rc));
+		return 2;
+	}
+	return 0;
+}
+
 static int serve(const struct options *o, struct gadget_scheme **s)
 {
+	struct gadgetd_control *control = NULL;
 	struct usbip_server_config cfg;
-	struct sigaction act;
-	int rc;
+	pthread_t signals;
+	sigset_t set;
+	int rc, status;
 
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);	/* every thread from here on */
 	usbip_server_config_init(&cfg);
 	cfg.address = o->address;
 	cfg.port = o->port;
-	cfg.num_devices = o->n_schemes;
+	cfg.num_devices = capacity(o);
 	cfg.capture_dir = o->capture;
 	cfg.event = on_event;
 	rc = usbip_server_create(&cfg, &server);
@@ -449,77 +462,61 @@ static int serve(const struct options *o, struct gadget_scheme **s)
 			usb_strerror(rc));
 		return 1;
 	}
-	for (unsigned i = 0; rc == 0 && i < o->n_schemes; i++) {
-		struct gadget_scheme_error err;
-
-		rc = gadget_scheme_bind(s[i], usbip_server_busid(server, i), &err);
-		if (rc < 0)
-			print_error(&err);
-		else
-			printf("%s: %s is busid %s\n", prog, o->schemes[i],
-			       usbip_server_busid(server, i));
+	status = set_up(o, s, &control);
+	if (status == 0 && pthread_create(&signals, NULL, signal_thread, (void *)o) != 0) {
+		fprintf(stderr, "%s: cannot start a thread\n", prog);
+		status = 1;
 	}
-	if (rc == 0 && o->control) {
-		const char *busids[USBIP_MAX_DEVICES];
-
-		for (unsigned i = 0; i < o->n_schemes; i++)
-			busids[i] = usbip_server_busid(server, i);
-		served = s;
-		n_served = o->n_schemes;
-		rc = gadgetd_control_start(o->control, o->n_schemes, busids, o->schemes,
-					   control_set, NULL, &control);
-		if (rc < 0)
-			fprintf(stderr, "%s: --control %s: %s\n", prog, o->control,
-				rc == -USB_EADDRINUSE ? "in use (a daemon answers there, or it is no socket)"
-						      : usb_strerror(rc));
-	}
-	if (rc == 0) {
-		memset(&act, 0, sizeof(act));
-		act.sa_handler = on_signal;
-		sigemptyset(&act.sa_mask);
-		sigaction(SIGINT, &act, NULL);
-		sigaction(SIGTERM, &act, NULL);
+	if (status == 0) {
 		print_attach_lines(o);
 		fflush(stdout);
 		rc = usbip_server_run(server);
-		if (rc < 0)
+		if (rc < 0) {
 			fprintf(stderr, "%s: server: %s\n", prog, usb_strerror(rc));
+			status = 1;
+		}
+		pthread_kill(signals, SIGTERM);	/* ends it if the server failed */
+		pthread_join(signals, NULL);
 	}
 	gadgetd_control_stop(control);
-	control = NULL;
-	for (unsigned i = 0; i < o->n_schemes; i++)
-		gadget_scheme_unbind(s[i]);
+	gadgetd_gadgets_destroy(gadgets);
+	gadgets = NULL;
 	usbip_server_destroy(server);
 	server = NULL;
-	if (rc == 0)
+	if (status == 0)
 		printf("%s: stopped\n", prog);
-	return rc == 0 ? 0 : rc == -USB_EIO ? 1 : 2;
+	return status;
 }
 
 int main(int argc, char **argv)
 {
 	struct options o = { .address = "127.0.0.1", .port = USBIP_PORT_DEFAULT };
-	struct gadget_scheme *s[USBIP_MAX_DEVICES] = { NULL };
+	struct gadget_scheme **s = NULL;
 	int status = parse_args(&o, argc, argv);
 
-	if (status == 0)
-		status = load_all(&o, s);
-	else
-		goto out;
-	if (check_shared_files(&o, s))
+	if (status == 0 && !o.check && !o.export && o.schemes.n > capacity(&o)) {
+		fprintf(stderr, "%s: %u schemes, more than --max-gadgets %u\n", prog, o.schemes.n,
+			capacity(&o));
 		status = 2;
-	if (o.check || o.export) {
-		for (unsigned i = 0; i < o.n_schemes; i++)
+	}
+	if (status == 0) {
+		s = calloc(o.schemes.n, sizeof(*s));
+		status = s ? load_all(&o, s) : 1;
+	}
+	if (s && check_shared_files(&o, s))
+		status = 2;
+	if (s && (o.check || o.export)) {
+		for (unsigned i = 0; i < o.schemes.n; i++)
 			if (s[i] && check_one(s[i], i, o.export) < 0)
 				status = 2;
 	} else if (status == 0) {
 		status = serve(&o, s);
 	}
-	for (unsigned i = 0; i < o.n_schemes; i++)
+	for (unsigned i = 0; s && i < o.schemes.n; i++)
 		gadget_scheme_free(s[i]);
-out:
-	for (unsigned i = 0; i < o.n_owned; i++)
-		free(o.owned[i]);
+	free(s);
+	free_paths(&o.schemes);
+	free(o.args);
 	fflush(stdout);
 	return status;
 }

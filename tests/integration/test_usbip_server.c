@@ -3,7 +3,8 @@
  * real sockets on 127.0.0.1 (label "integration"): a server with three
  * devices (1-1 and 1-2 bound to the test gadget, 1-3 unbound), driven by
  * the userspace client in usbip_client.c as vhci-hcd would drive it, and
- * by Debian's `usbip` tool where installed. Every device is captured
+ * by Debian's `usbip` tool where installed; usbip_server_detach() unplugs
+ * a host as `usbip detach` would. Every device is captured
  * meanwhile (capture_dir): the teardown has tshark read each file whole,
  * ISO, interrupt, unlinks and hostile streams included.
  */
@@ -789,6 +790,37 @@ static void test_usbip_server_disconnect_resets_device(void **state)
 	detach(&c, 0);
 }
 
+/* usbip_server_detach(): the host sees its connection end, the driver a
+ * disconnect, and the device is importable again; nothing attached (or an
+ * unbound device) is -USB_ENOTCONN, a bad index -USB_EINVAL. */
+static void test_usbip_server_detach_unplugs_host(void **state)
+{
+	struct tg *g = &gadgets[1];
+	struct usbip_device_info info;
+	unsigned disables, mark;
+	struct uc c;
+
+	(void)state;
+	assert_int_equal(usbip_server_detach(srv, 1), -USB_ENOTCONN);
+	assert_int_equal(usbip_server_detach(srv, 2), -USB_ENOTCONN);	/* 1-3: unbound */
+	assert_int_equal(usbip_server_detach(srv, 3), -USB_EINVAL);
+	assert_int_equal(usbip_server_detach(NULL, 0), -USB_EINVAL);
+	attach_configured(&c, "1-2", 1);
+	disables = atomic_load(&g->disables);
+	mark = event_mark();
+	assert_int_equal(usbip_server_detach(srv, 1), 0);
+	assert_true(wait_event(mark, USBIP_EVENT_HOST_DISCONNECTED, 1));
+	assert_true(uc_peer_closed(c.fd));
+	assert_true(atomic_load(&g->disables) > disables);
+	assert_int_equal(usbip_server_detach(srv, 1), -USB_ENOTCONN);
+	uc_close(&c);
+	/* Importable again, and only the detached device was touched. */
+	attach_configured(&c, "1-2", 1);
+	detach(&c, 1);
+	assert_int_equal(uc_import(&c, port, "1-2", &info), 0);
+	detach(&c, 1);
+}
+
 /* ---- many at once -------------------------------------------------------- */
 
 struct worker {
@@ -1287,6 +1319,7 @@ int main(void)
 		cmocka_unit_test(test_usbip_server_unlink_pending_and_completed),
 		cmocka_unit_test(test_usbip_server_halt_until_clear_feature),
 		cmocka_unit_test(test_usbip_server_disconnect_resets_device),
+		cmocka_unit_test(test_usbip_server_detach_unplugs_host),
 		cmocka_unit_test(test_usbip_server_two_devices_at_once),
 		cmocka_unit_test(test_usbip_server_hostile_input_closes_connection),
 		cmocka_unit_test(test_usbip_server_hostile_iso_layouts),

@@ -259,6 +259,22 @@ int usbip_server_set_capture(struct usbip_server *server, unsigned index, const 
 	return usbip__cap_set(server->devs[index], path);
 }
 
+int usbip_server_detach(struct usbip_server *server, unsigned index)
+{
+	struct usbip__dev *dev;
+	bool attached;
+
+	if (!server || index >= server->ndev)
+		return -USB_EINVAL;
+	dev = server->devs[index];
+	pthread_mutex_lock(&dev->lock);
+	attached = dev->conn && !dev->unplugging;
+	if (attached)
+		usbip__conn_kill(dev->conn);	/* as g_stop(): dev->conn lives while set */
+	pthread_mutex_unlock(&dev->lock);
+	return attached ? 0 : -USB_ENOTCONN;
+}
+
 int usbip_server_create(const struct usbip_server_config *cfg, struct usbip_server **out)
 {
 	struct usbip_server *srv;
