@@ -229,14 +229,17 @@ static int parse_args(struct options *o, int argc, char **argv)
 	return o->schemes.n ? 0 : usage();
 }
 
+/* Busids exported without --max-gadgets when the schemes are fewer: room
+ * for a few gadgets added at run time, not the server's whole limit (each
+ * busid is a UDC, and with --capture a file). */
+#define GADGETD_DEFAULT_GADGETS 16u
+
 /* The busids to export: --max-gadgets, or 16 or the schemes' count. */
 static unsigned capacity(const struct options *o)
 {
-	unsigned n = o->schemes.n > USBIP_MAX_DEVICES ? o->schemes.n : USBIP_MAX_DEVICES;
-
 	if (o->max_gadgets)
 		return o->max_gadgets;
-	return n > USBIP_MAX_DEVICES ? USBIP_MAX_DEVICES : n;
+	return o->schemes.n > GADGETD_DEFAULT_GADGETS ? o->schemes.n : GADGETD_DEFAULT_GADGETS;
 }
 
 static void print_error(const struct gadget_scheme_error *err)
