@@ -23,9 +23,11 @@ LH_LIB=${LH_LIB:-$(cd "$(dirname "$0")/../lib" && pwd)}
 # 25, 26: interrupt (SourceSink has none, as Linux's f_sourcesink);
 # 11, 12, 24: URB unlinks that end an IN transfer early: gadgetfs cannot
 #   cancel one transfer (io_cancel deadlocks it), see docs/gadgetfs.md;
-# 14, 21: vendor control writes (0x5b with a data stage) stall before
-#   gadgetfs passes the SETUP up (it never reaches ep0's reader on this
-#   kernel; known broken, docs/gadgetfs.md);
+# 14, 21: vendor control writes read back (0x5b then 0x5c): with length
+#   1024 gadgetfs stalls every write over its 256-byte ep0 buffer itself;
+#   with length 256 a write the host saw acknowledged can be dropped by
+#   gadgetfs before user space reads its data (the controller acks the
+#   status stage, the host's next SETUP discards it): docs/gadgetfs.md;
 # 27-29: throughput, in bench/ rather than here.
 GZ_CASES="0 1 2 3 4 5 6 7 8 9 10 13 17 18 19 20"
 
