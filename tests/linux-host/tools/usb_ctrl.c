@@ -3,10 +3,13 @@
  * (usbfs), for the linux-host cases to ask what no host tool asks:
  *
  *	usb_ctrl DEVNODE bmRequestType bRequest wValue wIndex wLength
+ *	usb_ctrl DEVNODE reset
  *
  * DEVNODE is /dev/bus/usb/BBB/DDD; numbers in C notation. An IN reply is
- * printed as hex bytes on one line. Exit 0 on success, 2 when the device
- * stalled (EPIPE), 1 on any other error (with the reason on stderr).
+ * printed as hex bytes on one line. "reset" resets the device's port
+ * (USBDEVFS_RESET: the hub drives a bus reset, the host enumerates the
+ * device again). Exit 0 on success, 2 when the device stalled (EPIPE), 1
+ * on any other error (with the reason on stderr).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -28,6 +31,24 @@ static int number(const char *s, unsigned long max, unsigned long *out)
 	return errno || end == s || *end || *out > max ? -1 : 0;
 }
 
+/* A bus reset of the device's port, as usbreset does. */
+static int port_reset(const char *node)
+{
+	int fd = open(node, O_RDWR);
+
+	if (fd < 0) {
+		fprintf(stderr, "usb_ctrl: %s: %s\n", node, strerror(errno));
+		return 1;
+	}
+	if (ioctl(fd, USBDEVFS_RESET, 0) < 0) {
+		fprintf(stderr, "usb_ctrl: reset %s: %s\n", node, strerror(errno));
+		close(fd);
+		return 1;
+	}
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long v[5];
@@ -35,8 +56,11 @@ int main(int argc, char **argv)
 	struct usbdevfs_ctrltransfer ct;
 	int fd, n, i;
 
+	if (argc == 3 && !strcmp(argv[2], "reset"))
+		return port_reset(argv[1]);
 	if (argc != 7) {
-		fprintf(stderr, "usage: usb_ctrl DEVNODE bmRequestType bRequest wValue wIndex wLength\n");
+		fprintf(stderr, "usage: usb_ctrl DEVNODE bmRequestType bRequest wValue wIndex wLength\n"
+				"       usb_ctrl DEVNODE reset\n");
 		return 1;
 	}
 	for (i = 0; i < 5; i++)
