@@ -119,17 +119,14 @@ static pid_t spawn(const char *const *args, int *out_fd, const char *err_file)
 	return pid;
 }
 
-/* Start serving @a and @b (with a control socket at @control, or none);
- * wait for the port. */
-static void start_with(struct daemon *d, const char *a, const char *b, const char *control)
+/* Start the daemon with @args (NULL-ended, "--port 0" among them), its
+ * stderr to @err_file (or inherited); wait for the port. */
+static void start_args(struct daemon *d, const char *const *args, const char *err_file)
 {
-	char pa[256], pb[256], line[512];
-	const char *args[] = { pa, pb, "--port", "0", control ? "--control" : NULL, control, NULL };
+	char line[512];
 	int fd;
 
-	scheme_path(pa, sizeof(pa), a);
-	scheme_path(pb, sizeof(pb), b);
-	d->pid = spawn(args, &fd, NULL);
+	d->pid = spawn(args, &fd, err_file);
 	live_daemon = d->pid;
 	d->out = fdopen(fd, "r");
 	assert_non_null(d->out);
@@ -141,6 +138,18 @@ static void start_with(struct daemon *d, const char *a, const char *b, const cha
 			d->port = (unsigned)atoi(p + strlen("listening on 127.0.0.1:"));
 	}
 	assert_true(d->port > 0);
+}
+
+/* Start serving @a and @b (with a control socket at @control, or none);
+ * wait for the port. */
+static void start_with(struct daemon *d, const char *a, const char *b, const char *control)
+{
+	char pa[256], pb[256];
+	const char *args[] = { pa, pb, "--port", "0", control ? "--control" : NULL, control, NULL };
+
+	scheme_path(pa, sizeof(pa), a);
+	scheme_path(pb, sizeof(pb), b);
+	start_args(d, args, NULL);
 }
 
 static void start(struct daemon *d, const char *a, const char *b)
@@ -669,27 +678,6 @@ static void test_gadgetd_dir_and_capture(void **state)
 }
 
 /* ---- run-time control: add, remove, detach, capture, reload ------------- */
-
-/* Start the daemon with @args (NULL-ended, "--port 0" among them), its
- * stderr to @err_file (or inherited); wait for the port. */
-static void start_args(struct daemon *d, const char *const *args, const char *err_file)
-{
-	char line[512];
-	int fd;
-
-	d->pid = spawn(args, &fd, err_file);
-	live_daemon = d->pid;
-	d->out = fdopen(fd, "r");
-	assert_non_null(d->out);
-	d->port = 0;
-	while (!d->port && fgets(line, sizeof(line), d->out)) {
-		const char *p = strstr(line, "listening on 127.0.0.1:");
-
-		if (p)
-			d->port = (unsigned)atoi(p + strlen("listening on 127.0.0.1:"));
-	}
-	assert_true(d->port > 0);
-}
 
 /* composite-gadgetctl --control @sock WORDS... (up to 4, NULL-ended):
  * its status, stdout into @out and stderr into @errs (both may be NULL). */
