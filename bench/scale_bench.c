@@ -3,8 +3,9 @@
  * composite-gadgetd, each imported by the project's USB/IP client
  * (tests/integration/usbip_client.c) over 127.0.0.1, all reading at once.
  *
- * The bench writes N schemes (one mass_storage function, its own sparse
- * 1 MiB backing file each, written so that it stays in the page cache) into a temporary directory, starts the daemon
+ * The bench writes N schemes (one mass_storage function, its own 1 MiB
+ * backing file each, written in full so that reads come from the page
+ * cache, not from zeroed holes) into a temporary directory, starts the daemon
  * on that directory (busids 1-1 .. 1-N), imports every gadget,
  * configures it and clears its unit attention, then measures from
  * /proc/PID of the daemon:
