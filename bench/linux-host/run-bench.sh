@@ -10,6 +10,10 @@
 #   (c) dummy:    the same function on dummy_hcd (no USB/IP; high speed,
 #                 dummy_hcd's default),
 #   (d) dummy_ss: the same on dummy_hcd is_super_speed=Y,
+#   (d') dummy_ss128: (d) with the block device's max_sectors_kb set to 128,
+#                 the command size vhci_hcd's 32 scatter-gather segments
+#                 (its sg_tablesize) allow ours at SuperSpeed: (a) against
+#                 (d') compares the gadgets at the same commands,
 #   (e) gfs:      ours (examples/mass_storage udc=gadgetfs) on dummy_hcd
 #                 through gadgetfs, high speed (gadgetfs offers nothing
 #                 faster), the same dummy_hcd as (c),
@@ -90,13 +94,25 @@ strace_profile() {
     g_gadget_stop
 }
 
-# measure NAME: enumeration, then write and read of the whole of sda, then
-# detach and stop; keeps the best of the rounds in W_<NAME>, R_<NAME> (MB/s)
-# and E_<NAME> (s).
+# queue_limits: sda's request queue limits, for the log: what the host
+# controller driver lets usb-storage send per command.
+queue_limits() {
+    _q=/sys/block/sda/queue
+    echo "max_segments $(cat $_q/max_segments) max_hw_sectors_kb" \
+         "$(cat $_q/max_hw_sectors_kb) max_sectors_kb $(cat $_q/max_sectors_kb)"
+}
+
+# measure NAME [MAX_KB]: enumeration, then write and read of the whole of
+# sda (commands capped at MAX_KB KiB when given), then detach and stop;
+# keeps the best of the rounds in W_<NAME>, R_<NAME> (MB/s) and E_<NAME> (s).
 measure() {
     g_attach
     g_wait_block sda 120
     _e=$(g_elapsed "$ATTACH_T0")
+    if [ -n "${2:-}" ]; then
+        echo "$2" >/sys/block/sda/queue/max_sectors_kb || lh_fail "$1: max_sectors_kb $2"
+    fi
+    lh_log "$1: $(queue_limits)"
     [ "$(g_sectors sda)" = 131072 ] || lh_fail "$1: sda is not 64 MiB"
     _pid=
     case $PROVIDER in ours|gfs) _pid=$OURS_PID ;; esac
@@ -132,7 +148,7 @@ guest_main() {
     "$DD" if=/dev/zero of="$IMG" bs=1M count=64 status=none || lh_fail "make $IMG"
 
     W_dummy='' R_dummy='' E_dummy='' W_vudc='' R_vudc='' E_vudc=''
-    W_dummy_ss='' R_dummy_ss='' E_dummy_ss=''
+    W_dummy_ss='' R_dummy_ss='' E_dummy_ss='' W_dummy_ss128='' R_dummy_ss128='' E_dummy_ss128=''
     W_ours='' R_ours='' E_ours='' W_ours_hs='' R_ours_hs='' E_ours_hs=''
     W_gfs='' R_gfs='' E_gfs=''
     # Rounds of all providers in turn, so a change in the machine's load
@@ -145,6 +161,8 @@ guest_main() {
         measure vudc
         g_gadget_start dummy_ss "file=$IMG" "stall=$STALL"
         measure dummy_ss
+        g_gadget_start dummy_ss "file=$IMG" "stall=$STALL"
+        measure dummy_ss128 128
         if [ "$1" = ours ]; then
             g_gadget_start ours "file=$IMG" speed=super "stall=$STALL"
             measure ours
@@ -170,10 +188,12 @@ guest_main() {
         row "(b) kernel, usbip-vudc, HS" "$W_vudc" "$R_vudc" "$E_vudc"
         row "(c) kernel, dummy_hcd, HS" "$W_dummy" "$R_dummy" "$E_dummy"
         row "(d) kernel, dummy_hcd, SS" "$W_dummy_ss" "$R_dummy_ss" "$E_dummy_ss"
+        row "(d') dummy_hcd SS, 128 KiB" "$W_dummy_ss128" "$R_dummy_ss128" "$E_dummy_ss128"
         row "(e) ours, gadgetfs, dummy HS" "${W_gfs:--}" "${R_gfs:--}" "${E_gfs:--}"
         ratios "ratio ours/vudc" ours vudc
         ratios "ratio ours/dummy" ours dummy
         ratios "ratio ours/dummy SS" ours dummy_ss
+        ratios "ratio ours/dummy SS 128 KiB" ours dummy_ss128
         ratios "ratio ours HS/vudc" ours_hs vudc
         ratios "ratio ours HS/dummy" ours_hs dummy
         ratios "ratio gadgetfs/dummy HS" gfs dummy
