@@ -246,7 +246,9 @@ static void ep_from_name(struct gfs_ep *e, const char *name)
 	e->fd = -1;
 	e->parked_fd = -1;
 	INIT_LIST_HEAD(&e->inflight);
+	INIT_LIST_HEAD(&e->orphaned);
 	pthread_mutex_init(&e->submit, NULL);
+	pthread_cond_init(&e->writer_cond, NULL);
 }
 
 /* gadgetfs makes the endpoint files only while bound: bind once with an
@@ -696,6 +698,7 @@ static int setup_gadget(struct usb_gadgetfs_udc *udc)
 	udc->ep0.fd = -1;
 	udc->ep0.parked_fd = -1;
 	INIT_LIST_HEAD(&udc->ep0.inflight);
+	INIT_LIST_HEAD(&udc->ep0.orphaned);
 	pthread_mutex_init(&udc->ep0.submit, NULL);
 	usb_ep_set_maxpacket_limit(&udc->ep0.ep, 64);
 	udc->gadget.ep0 = &udc->ep0.ep;
@@ -758,6 +761,8 @@ void usb_gadgetfs_udc_destroy(struct usb_gadgetfs_udc *udc)
 		return;
 	if (udc->registered)
 		usb_udc_unregister(&udc->gadget);
+	for (unsigned i = 0; i < udc->neps; i++)
+		gfs__stop_writer(&udc->eps[i]);
 	for (unsigned i = 0; i < udc->neps; i++) {
 		if (udc->eps[i].fd >= 0)
 			close(udc->eps[i].fd);
@@ -766,13 +771,18 @@ void usb_gadgetfs_udc_destroy(struct usb_gadgetfs_udc *udc)
 	}
 	if (udc->ep0_fd >= 0)
 		close(udc->ep0_fd);
-	gfs__aio_exit(udc);
+	gfs__aio_exit(udc);	/* the kernel holds no transfer now */
+	for (unsigned i = 0; i < udc->neps; i++)
+		gfs__free_orphans(&udc->eps[i]);
 	if (udc->wake[0] >= 0)
 		close(udc->wake[0]);
 	if (udc->wake[1] >= 0)
 		close(udc->wake[1]);
 	for (unsigned i = 0; i < udc->neps; i++)
+	{
 		pthread_mutex_destroy(&udc->eps[i].submit);
+		pthread_cond_destroy(&udc->eps[i].writer_cond);
+	}
 	pthread_mutex_destroy(&udc->ep0.submit);
 	pthread_cond_destroy(&udc->reaped);
 	pthread_mutex_destroy(&udc->lock);

@@ -8,6 +8,9 @@
 # - SIGINT in the middle of O_DIRECT writes: mass_storage exits 0, the host
 #   sees the disk go, and every write the host saw acknowledged is in the
 #   image;
+# - deauthorizing the device 3 times (SET_CONFIGURATION 0 then 1, no bus
+#   reset): the disk is back each time, no port reset needed, every
+#   pattern written in the image;
 # - gadget_zero against the kernel's usbtest driver: the cases gadgetfs and
 #   dummy_hcd support (GZ_CASES) pass; the left-out ones are listed there;
 # - a host reset storm while the host writes: port resets (USBDEVFS_RESET)
@@ -135,8 +138,7 @@ g_usb_dev_of() {
 
 # Host reset storm while O_DIRECT writes run: 8 port resets 0.3 s apart.
 # A write that fails in the storm is tried again; what was acknowledged
-# must be in the image. (Deauthorizing the device, SET_CONFIGURATION 0
-# then 1 with no bus reset, is not in the storm: see docs/gadgetfs.md.)
+# must be in the image. (Deauthorizing the device: deauthorize.)
 reset_storm() {
     $DD if=/dev/zero of="$GW/disk.img" bs=1M count=16 status=none
     g_gadget_start gfs "file=$GW/disk.img"
@@ -184,6 +186,41 @@ reset_storm() {
     g_gadget_stop
     cmp -n 1048576 "$GW/pa" "$GW/disk.img" 0 14680064 || lh_fail "disk.img lacks the pattern"
     lh_log "reset storm: 8 port resets, $_n acknowledged writes in disk.img, still serving"
+    rm -f "$GW/disk.img" "$GW/pa"
+}
+
+# Deauthorizing the device (authorized 0, then 1: SET_CONFIGURATION 0,
+# then 1, no bus reset), 3 rounds: each time the disk is back within 15 s
+# and a pattern written then reads back, with no port reset on the way (the
+# CBW read mass_storage had queued at SET_CONFIGURATION 0 is still in the
+# kernel; the host's next CBW lands in it: docs/gadgetfs.md).
+deauthorize() {
+    $DD if=/dev/zero of="$GW/disk.img" bs=1M count=16 status=none
+    g_gadget_start gfs "file=$GW/disk.img"
+    g_wait_block sda
+    _u=$(g_usb_dev_of sda)
+    [ -w "$_u/authorized" ] || lh_fail "no authorized file behind sda ($_u)"
+    _resets=$(dmesg | grep -c "reset high-speed USB device")
+    head -c 1048576 /dev/urandom >"$GW/pa"
+    _r=0
+    while [ "$_r" -lt 3 ]; do
+        echo 0 >"$_u/authorized" || lh_fail "deauthorize $_u"
+        g_wait 30 "sda to go at deauthorization (round $_r)" g_block_gone sda
+        echo 1 >"$_u/authorized" || lh_fail "authorize $_u"
+        g_wait_block sda 15
+        g_write_pattern sda "$GW/pa" $((4 + _r))
+        g_check_pattern sda "$GW/pa" $((4 + _r))
+        _r=$((_r + 1))
+    done
+    [ "$(dmesg | grep -c "reset high-speed USB device")" = "$_resets" ] ||
+        { dmesg | tail -n 20; lh_fail "the host needed a port reset after re-authorization"; }
+    g_detach
+    g_gadget_stop
+    for _r in 0 1 2; do
+        cmp -n 1048576 "$GW/pa" "$GW/disk.img" 0 $(((4 + _r) * 1048576)) ||
+            lh_fail "disk.img lacks round $_r's pattern"
+    done
+    lh_log "deauthorize: 3 rounds, the disk back each time, no port reset, every pattern in disk.img"
     rm -f "$GW/disk.img" "$GW/pa"
 }
 
@@ -255,6 +292,7 @@ guest_main() {
     two_luns
     sigint_mid_write
     reset_storm
+    deauthorize
     gadget_zero_usbtest
     $DD if=/dev/zero of="$GW/f.img" bs=1M count=4 status=none
     $DD if=/dev/zero of="$GW/f2.img" bs=1M count=4 status=none
