@@ -117,6 +117,12 @@ struct usb_gadgetfs_udc {
 	struct usb_ctrlrequest setup;
 	struct gfs_req *ep0_req;	/* queued for the current SETUP */
 	bool ep0_stall;			/* set_halt(ep0) for the current SETUP */
+	/* A SETUP gadgetfs hid behind an aborted one was finished on the
+	 * wire before we could read it (gadgetfs_udc_posix.c, ep0_unseen):
+	 * its event, when read, only ends gadgetfs's SETUP state. Event
+	 * thread only. */
+	enum gfs_unseen { GFS_UNSEEN_NONE, GFS_UNSEEN_STALLED, GFS_UNSEEN_ACKED } ep0_unseen;
+	bool ep0_quiet_exit;		/* answer the current SETUP off the wire (lock) */
 
 	int error;			/* written once by the thread */
 	/* dummy_hcd completes IN requests of up to 64 bytes inside

@@ -335,13 +335,52 @@ static void ep0_stall_now(struct usb_gadgetfs_udc *udc, const struct usb_ctrlreq
 		 "acknowledged", s->bRequestType, s->bRequest);
 }
 
+/* End gadgetfs's SETUP state for a request finished on the wire already
+ * (ep0_unseen): I/O in the wrong direction halts ep0 while no control
+ * transfer is open, which the host's next SETUP clears (USB 2.0 8.5.3.4;
+ * dummy_hcd clears it there too); the data stage of an OUT request is
+ * read and dropped (gadgetfs acknowledged it itself). */
+static void ep0_leave_setup(struct usb_gadgetfs_udc *udc, const struct usb_ctrlrequest *s)
+{
+	static uint8_t scratch[256];
+	unsigned wlen = USB_LE16_TO_CPU(s->wLength);
+	uint8_t b = 0;
+
+	if (s->bRequestType & USB_DIR_IN)
+		(void)read(udc->ep0_fd, &b, 0);
+	else if (wlen)
+		(void)read(udc->ep0_fd, scratch, wlen < sizeof(scratch) ? wlen : sizeof(scratch));
+	else
+		(void)write(udc->ep0_fd, &b, 0);
+}
+
+/* gadgetfs waits for the answer to a SETUP whose event we cannot read:
+ * the host sent it while we were reading the data of the one before
+ * (that read failed with EIDRM), and in its SETUP state gadgetfs hands
+ * out no event, only the answer (poll: POLLOUT). Without an answer ep0
+ * would stay deaf to every request gadgetfs passes on until a bus reset
+ * (seen in the guest: docs/gadgetfs.md). Finish it on the wire unseen:
+ * read() stalls an IN request at once (the host gets -EPIPE instead of
+ * a timeout) and acknowledges an OUT one without data; its event, read
+ * next, is then only used to follow the host (on_setup). */
+static void ep0_unseen(struct usb_gadgetfs_udc *udc)
+{
+	uint8_t b = 0;
+	ssize_t n = read(udc->ep0_fd, &b, 0);
+
+	udc->ep0_unseen = n < 0 && errno == EL2HLT ? GFS_UNSEEN_STALLED : GFS_UNSEEN_ACKED;
+	gfs__log(udc, "gadgetfs: a request that came while the one before was aborted was "
+		 "%s before it could be read", udc->ep0_unseen == GFS_UNSEEN_STALLED
+		 ? "stalled" : "acknowledged");
+}
+
 /* Answer the current SETUP once the core queued its request or stalled. */
 static void ep0_answer(struct usb_gadgetfs_udc *udc)
 {
 	struct gfs_req *r;
 	struct usb_ctrlrequest s;
 	enum gfs_ep0_state st;
-	bool stall;
+	bool stall, quiet;
 	unsigned wlen, len;
 	ssize_t n;
 	uint8_t b;
@@ -355,13 +394,21 @@ static void ep0_answer(struct usb_gadgetfs_udc *udc)
 		return;
 	}
 	s = udc->setup;
+	quiet = udc->ep0_quiet_exit;
 	udc->ep0_req = NULL;
 	udc->ep0_stall = false;
+	udc->ep0_quiet_exit = false;
 	udc->ep0_state = GFS_EP0_IDLE;
 	pthread_mutex_unlock(&udc->lock);
 
 	if (st == GFS_EP0_SYNTH) {
 		give_back_ep0(udc, r, stall ? -USB_EPIPE : 0, 0);
+		return;
+	}
+	if (quiet) {
+		/* Acknowledged on the wire already (ep0_unseen). */
+		ep0_leave_setup(udc, &s);
+		give_back_ep0(udc, r, stall ? -USB_ECONNRESET : 0, 0);
 		return;
 	}
 	if (stall) {
@@ -423,6 +470,7 @@ static void ep0_abort(struct usb_gadgetfs_udc *udc, int status)
 	r = udc->ep0_req;
 	udc->ep0_req = NULL;
 	udc->ep0_stall = false;
+	udc->ep0_quiet_exit = false;
 	udc->ep0_state = GFS_EP0_IDLE;
 	pthread_mutex_unlock(&udc->lock);
 	give_back_ep0(udc, r, status, 0);
@@ -431,6 +479,7 @@ static void ep0_abort(struct usb_gadgetfs_udc *udc, int status)
 static void on_disconnect(struct usb_gadgetfs_udc *udc)
 {
 	ep0_abort(udc, -USB_ESHUTDOWN);
+	udc->ep0_unseen = GFS_UNSEEN_NONE;
 	if (!udc->connected)
 		return;
 	udc->connected = false;
@@ -448,6 +497,20 @@ static void on_setup(struct usb_gadgetfs_udc *udc, const struct usb_ctrlrequest 
 		usb_gadget_event(&udc->gadget, USB_GADGET_EVENT_RESUME);
 	}
 	ep0_abort(udc, -USB_ECONNRESET);	/* leftovers of an earlier SETUP */
+	if (udc->ep0_unseen != GFS_UNSEEN_NONE) {
+		enum gfs_unseen u = udc->ep0_unseen;
+
+		udc->ep0_unseen = GFS_UNSEEN_NONE;
+		if (u == GFS_UNSEEN_STALLED || (ctrl->bRequestType & USB_DIR_IN) ||
+		    ctrl->wLength) {
+			ep0_leave_setup(udc, ctrl);	/* the host saw it fail */
+			return;
+		}
+		/* The host saw it succeed: the core follows, off the wire. */
+		pthread_mutex_lock(&udc->lock);
+		udc->ep0_quiet_exit = true;
+		pthread_mutex_unlock(&udc->lock);
+	}
 	pthread_mutex_lock(&udc->lock);
 	udc->ep0_state = GFS_EP0_SETUP;
 	udc->setup = *ctrl;
@@ -553,7 +616,11 @@ static void *event_thread(void *arg)
 		pthread_mutex_unlock(&udc->lock);
 		if (stop)
 			break;
-		pfd[0] = (struct pollfd){ udc->ep0_fd, (short)(idle ? POLLIN : 0), 0 };
+		/* POLLOUT while idle: a SETUP we cannot read (ep0_unseen);
+		 * once one is finished, wait for its event. */
+		pfd[0] = (struct pollfd){ udc->ep0_fd,
+					  (short)(!idle ? 0 : udc->ep0_unseen ? POLLIN
+								  : POLLIN | POLLOUT), 0 };
 		pfd[1] = (struct pollfd){ udc->aio_efd, POLLIN, 0 };
 		pfd[2] = (struct pollfd){ udc->wake[0], POLLIN, 0 };
 		n = poll(pfd, 3, 1000);
@@ -576,6 +643,8 @@ static void *event_thread(void *arg)
 			break;
 		}
 		ep0_answer(udc);
+		if ((pfd[0].revents & (POLLOUT | POLLIN | POLLHUP)) == POLLOUT)
+			ep0_unseen(udc);
 		if ((pfd[0].revents & POLLIN) && read_events(udc) < 0)
 			break;
 	}
