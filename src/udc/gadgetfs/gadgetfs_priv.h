@@ -1,8 +1,8 @@
 /*
- * gadgetfs_priv.h - state shared by the gadgetfs backend's two files:
- * gadgetfs_udc_posix.c (mount, probe, gadget ops, the ep0 event thread)
- * and gadgetfs_ep_posix.c (endpoint files, Linux AIO, requests). Linux
- * only.
+ * gadgetfs_priv.h - state shared by the gadgetfs backend's files:
+ * gadgetfs_udc_posix.c (mount, probe, gadget ops), gadgetfs_ep0_posix.c
+ * (the ep0 event thread) and gadgetfs_ep_posix.c (endpoint files, Linux
+ * AIO, requests). Linux only.
  *
  * Locking: one mutex (usb_gadgetfs_udc.lock) guards every field marked "lock"; it
  * is never held across a call into the core. The event thread is the
@@ -148,6 +148,13 @@ void gfs__free_orphans(struct gfs_ep *e);
 /* gadgetfs_udc_posix.c */
 void gfs__log(struct usb_gadgetfs_udc *udc, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* gadgetfs_ep0_posix.c */
+/* The event thread (pthread start routine; @arg is the udc). */
+void *gfs__event_thread(void *arg);
+/* The current SETUP ends unanswered: the core's ep0 request goes back
+ * with @status. Event thread, or after it ended (stop). */
+void gfs__ep0_abort(struct usb_gadgetfs_udc *udc, int status);
 
 static inline struct usb_gadgetfs_udc *gfs_udc_of(struct usb_gadget *g)
 {

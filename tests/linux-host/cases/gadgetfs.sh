@@ -138,14 +138,20 @@ g_usb_dev_of() {
     readlink -f "/sys/class/block/$1/device" | sed 's#^\(.*/usb[0-9]*/[0-9]*-[0-9.]*\)/.*#\1#'
 }
 
-# Host reset storm while O_DIRECT writes run: 8 port resets 0.3 s apart.
-# A write that fails in the storm is tried again; what was acknowledged
-# must be in the image. (Deauthorizing the device: deauthorize.)
-reset_storm() {
+# g_gfs_disk: mass_storage on a blank 16 MiB disk.img, sda up; _u is the
+# sysfs directory of its USB device.
+g_gfs_disk() {
     $DD if=/dev/zero of="$GW/disk.img" bs=1M count=16 status=none
     g_gadget_start gfs "file=$GW/disk.img"
     g_wait_block sda
     _u=$(g_usb_dev_of sda)
+}
+
+# Host reset storm while O_DIRECT writes run: 8 port resets 0.3 s apart.
+# A write that fails in the storm is tried again; what was acknowledged
+# must be in the image. (Deauthorizing the device: deauthorize.)
+reset_storm() {
+    g_gfs_disk
     [ -r "$_u/devnum" ] || lh_fail "no USB device behind sda ($_u)"
     _node=$(printf '/dev/bus/usb/%03d/%03d' "$(cat "$_u/busnum")" "$(cat "$_u/devnum")")
     head -c 65536 /dev/urandom >"$GW/blk"
@@ -197,10 +203,7 @@ reset_storm() {
 # CBW read mass_storage had queued at SET_CONFIGURATION 0 is still in the
 # kernel; the host's next CBW lands in it: docs/gadgetfs.md).
 deauthorize() {
-    $DD if=/dev/zero of="$GW/disk.img" bs=1M count=16 status=none
-    g_gadget_start gfs "file=$GW/disk.img"
-    g_wait_block sda
-    _u=$(g_usb_dev_of sda)
+    g_gfs_disk
     [ -w "$_u/authorized" ] || lh_fail "no authorized file behind sda ($_u)"
     _resets=$(dmesg | grep -c "reset high-speed USB device")
     head -c 1048576 /dev/urandom >"$GW/pa"
