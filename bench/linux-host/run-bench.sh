@@ -30,7 +30,10 @@
 # all providers in turn, the best of each kept; default 2: one round in a
 # slow phase of a shared machine says more about the machine), LH_BENCH_OUT
 # (results file; default $LH_WORKDIR/bench/results.txt), LH_BENCH_STRACE
-# (set: also count our gadget's system calls, see strace_profile),
+# (set: also count our gadget's system calls, see strace_profile; "gfs":
+# of ours on gadgetfs, anything else: ours over USB/IP), LH_BENCH_PROVIDERS
+# (the providers measured, by name: "dummy gfs" for the gadgetfs pair;
+# default all),
 # LH_BENCH_STALL (the stall= setting of every provider, default 1: the
 # kernel's configfs function defaults to 0, Linux's g_mass_storage and our
 # examples to 1; it changes the enumeration's round trips, see
@@ -45,10 +48,11 @@ host_main() {
     _reps=${LH_BENCH_REPS:-2}
     _stall=${LH_BENCH_STALL:-1}
     if [ -n "${LH_MASS_STORAGE:-}" ]; then
-        h_guest 1800 ours "$_reps" "$_stall" "${LH_BENCH_STRACE:+strace}"
+        h_guest 1800 ours "$_reps" "$_stall" "${LH_BENCH_STRACE:-}" \
+            "${LH_BENCH_PROVIDERS:-dummy vudc dummy_ss dummy_ss128 ours ours_hs gfs}"
     else
         lh_log "LH_MASS_STORAGE not set: (a) ours is left out"
-        h_guest 1800 none "$_reps" "$_stall"
+        h_guest 1800 none "$_reps" "$_stall" "" "${LH_BENCH_PROVIDERS:-dummy vudc dummy_ss dummy_ss128}"
     fi
     b_results "$_out"
 }
@@ -72,9 +76,11 @@ dd_sda() {
     fi
 }
 
-# strace_profile: with strace in the image, our gadget's system calls
+# strace_profile NAME: with strace in the image, our gadget's system calls
 # (strace -c -f) during a 16 MiB write and a 16 MiB read, into
-# /host/strace-{write,read}.txt. Diagnostic only: ptrace slows it down.
+# /host/strace-NAME-{write,read}.txt; usb-storage sends at most 120 KiB a
+# command at high speed, so 16 MiB is at least 137 commands. Diagnostic
+# only: ptrace slows it down.
 strace_profile() {
     command -v strace >/dev/null || { lh_log "no strace in the image"; return 0; }
     g_attach
@@ -86,8 +92,8 @@ strace_profile() {
         dd_sda "$_dir" 16
         kill -INT "$_st"
         wait "$_st"
-        cp "$GW/strace-$_dir.txt" "/host/strace-$_dir.txt"
-        lh_log "strace $_dir ($(rate_of "$GW/dd.log") MB/s while traced):"
+        cp "$GW/strace-$_dir.txt" "/host/strace-$1-$_dir.txt"
+        lh_log "strace $1 $_dir ($(rate_of "$GW/dd.log") MB/s while traced):"
         cat "$GW/strace-$_dir.txt"
     done
     g_detach
@@ -131,6 +137,10 @@ measure() {
     g_gadget_stop
 }
 
+# provider_max_kb NAME: the command size cap of provider NAME (KiB), or
+# nothing.
+provider_max_kb() { [ "$1" = dummy_ss128 ] && echo 128; }
+
 # row LABEL WRITE READ ENUM: one line of the results table.
 row() { printf '%-28s %12s %12s %16s\n' "$@"; }
 
@@ -155,27 +165,25 @@ guest_main() {
     # hits every provider alike.
     _round=0
     while [ "$_round" -lt "$REPS" ]; do
-        g_gadget_start dummy "file=$IMG" "stall=$STALL"
-        measure dummy
-        g_gadget_start vudc "file=$IMG" "stall=$STALL"
-        measure vudc
-        g_gadget_start dummy_ss "file=$IMG" "stall=$STALL"
-        measure dummy_ss
-        g_gadget_start dummy_ss "file=$IMG" "stall=$STALL"
-        measure dummy_ss128 128
-        if [ "$1" = ours ]; then
-            g_gadget_start ours "file=$IMG" speed=super "stall=$STALL"
-            measure ours
-            g_gadget_start ours "file=$IMG" speed=high "stall=$STALL"
-            measure ours_hs
-            g_gadget_start gfs "file=$IMG" "stall=$STALL"
-            measure gfs
-        fi
+        for _p in $5; do
+            case $_p in
+            dummy | vudc | dummy_ss) g_gadget_start "$_p" "file=$IMG" "stall=$STALL" ;;
+            dummy_ss128) g_gadget_start dummy_ss "file=$IMG" "stall=$STALL" ;;
+            ours) [ "$1" = ours ] && g_gadget_start ours "file=$IMG" speed=super "stall=$STALL" ;;
+            ours_hs) [ "$1" = ours ] && g_gadget_start ours "file=$IMG" speed=high "stall=$STALL" ;;
+            gfs) [ "$1" = ours ] && g_gadget_start gfs "file=$IMG" "stall=$STALL" ;;
+            *) lh_fail "LH_BENCH_PROVIDERS: unknown provider $_p" ;;
+            esac && measure "$_p" "$(provider_max_kb "$_p")"
+        done
         _round=$((_round + 1))
     done
-    if [ "$1" = ours ] && [ "${4:-}" = strace ]; then
-        g_gadget_start ours "file=$IMG" speed=super
-        strace_profile
+    if [ "$1" = ours ] && [ -n "${4:-}" ]; then
+        if [ "$4" = gfs ]; then
+            g_gadget_start gfs "file=$IMG"
+        else
+            g_gadget_start ours "file=$IMG" speed=super
+        fi
+        strace_profile "$PROVIDER"
     fi
     g_no_hung_tasks
 

@@ -5,8 +5,10 @@
  * tag 1 and the endpoint descriptor at enable, closed at disable), and the
  * data path: every request is one Linux AIO block (two for an IN request
  * that ends with a zero-length packet) on one AIO context whose
- * completions signal an eventfd the event thread polls. Owns the
- * endpoint fds, the AIO context and the transfers; touches the core only
+ * completions signal an eventfd the event thread polls; on dummy_udc,
+ * small IN requests are plain write()s in a writer thread per endpoint
+ * (see docs/gadgetfs.md, dummy_hcd). Owns the endpoint fds, the AIO
+ * context, the writer threads and the transfers; touches the core only
  * through usb_gadget_giveback_request(), never with the lock held.
  * Linux only.
  *
@@ -15,8 +17,10 @@
  * deadlock), and an endpoint file with transfers in flight cannot be
  * released. So a request still in the kernel when the core takes it back
  * is given back at once and its transfer becomes an orphan: it owns its
- * own bounce buffer, and is freed when the kernel finishes it (at the
- * host's next transfer, a disconnect or the unbind at stop).
+ * own bounce buffer, the endpoint's next OUT request adopts it (the host's
+ * next data lands in it), and an orphan nobody adopts is freed when the
+ * kernel finishes it (at the host's next transfer, a disconnect or the
+ * unbind at stop).
  */
 #define _GNU_SOURCE
 
@@ -117,6 +121,7 @@ static void reaped_locked(struct io_event *ev, long n)
 		struct gfs_xfer *x = (struct gfs_xfer *)(uintptr_t)ev[i].data;
 
 		if (!x->r) {
+			list_del(&x->onode);
 			x->ep->orphans--;
 			xfer_free(x);
 			continue;
@@ -174,8 +179,9 @@ static void settle(struct gfs_req *r)
 	long res = x->res;
 
 	if (res >= 0) {
+		/* More than asked for: an adopted orphan of a longer request. */
 		r->req.actual = res > (long)r->req.length ? r->req.length : (unsigned)res;
-		r->req.status = 0;
+		r->req.status = res > (long)r->req.length ? -USB_EOVERFLOW : 0;
 		if (x->bounce && r->req.actual)
 			memcpy(r->req.buf, x->bounce, r->req.actual);
 		if (r->parts == 2 && r->x[1]->res < 0)
@@ -189,22 +195,76 @@ static void settle(struct gfs_req *r)
 	r->parts = 0;
 }
 
+/* @x onto @e's orphans, kept in submission order (the kernel's). */
+static void orphan_xfer(struct gfs_ep *e, struct gfs_xfer *x)
+{
+	struct list_head *at = &e->orphaned;
+	struct gfs_xfer *o;
+
+	list_for_each_entry(o, &e->orphaned, onode)
+		if (o->seq > x->seq) {
+			at = &o->onode;
+			break;
+		}
+	list_add_tail(&x->onode, at);	/* before @at */
+	x->r = NULL;
+	e->orphans++;
+}
+
 /* Orphan what of @r is still in the kernel, free the rest. */
 static void orphan(struct gfs_ep *e, struct gfs_req *r, int status)
 {
 	for (unsigned k = 0; k < r->parts; k++) {
 		struct gfs_xfer *x = r->x[k];
 
-		if (x->done) {
-			xfer_free(x);
-		} else {
-			x->r = NULL;
-			e->orphans++;
-		}
+		if (x->done || (x->sync && !x->started))
+			xfer_free(x);	/* finished, or never reached the kernel */
+		else
+			orphan_xfer(e, x);
 	}
 	r->parts = 0;
 	r->req.actual = 0;
 	r->req.status = status;
+}
+
+/* An OUT request @r queued where orphans are still in the kernel: the
+ * kernel fills its transfers oldest first, so the oldest orphan takes the
+ * host's next data. Requests keep their queue order: each one queued
+ * behind the orphan's submission hands its transfer down to the next and
+ * takes the older one; @r, the newest, ends with the newest transfer.
+ * Lock held; @r not on the list yet. */
+static void adopt_locked(struct gfs_ep *e, struct gfs_req *r)
+{
+	struct gfs_xfer *x = list_first_entry(&e->orphaned, struct gfs_xfer, onode);
+	struct gfs_req *it;
+
+	list_del_init(&x->onode);
+	e->orphans--;
+	list_for_each_entry(it, &e->inflight, node) {
+		struct gfs_xfer *newer = it->x[0];
+
+		if (it->dequeuing || it->parts != 1 || newer->done || newer->seq < x->seq)
+			continue;
+		it->x[0] = x;
+		x->r = it;
+		x = newer;
+	}
+	r->x[0] = x;
+	r->x[1] = NULL;
+	r->parts = 1;
+	x->r = r;
+	list_add_tail(&r->node, &e->inflight);
+}
+
+void gfs__free_orphans(struct gfs_ep *e)
+{
+	while (!list_empty(&e->orphaned)) {
+		struct gfs_xfer *x = list_first_entry(&e->orphaned, struct gfs_xfer, onode);
+
+		list_del(&x->onode);
+		xfer_free(x);
+	}
+	e->orphans = 0;
 }
 
 static void give_back(struct list_head *done)
@@ -323,7 +383,7 @@ static int gfs_disable(struct usb_ep *ep)
 	USB_LIST_HEAD(done);
 	struct gfs_req *r, *tmp;
 
-	pthread_mutex_lock(&e->submit);	/* no write_sync() in progress */
+	pthread_mutex_lock(&e->submit);	/* no submission in progress */
 	pthread_mutex_lock(&udc->lock);
 	e->closing = true;
 	for (int waited = 0; waited < GFS_DRAIN_MS; waited += 10) {
@@ -393,6 +453,8 @@ static struct gfs_xfer *xfer_new(struct gfs_ep *e, struct gfs_req *r, void *buf,
 	}
 	x->r = r;
 	x->ep = e;
+	x->seq = e->seq++;
+	INIT_LIST_HEAD(&x->onode);
 	x->cb.aio_data = (uint64_t)(uintptr_t)x;
 	x->cb.aio_lio_opcode = e->in ? IOCB_CMD_PWRITE : IOCB_CMD_PREAD;
 	x->cb.aio_fildes = (uint32_t)e->fd;
@@ -406,29 +468,96 @@ static struct gfs_xfer *xfer_new(struct gfs_ep *e, struct gfs_req *r, void *buf,
 /* dummy_hcd's FIFO: IN requests this small complete inside usb_ep_queue(). */
 #define GFS_DUMMY_FIFO 64
 
-/* Write the parts of @r with write(), outside the lock (it may block until
- * the host reads when earlier transfers are queued); submit lock held. */
-static void write_sync(struct usb_gadgetfs_udc *udc, struct gfs_ep *e, struct gfs_req *r)
+/* The oldest sync transfer of @e not written yet, or NULL. Lock held. */
+static struct gfs_xfer *next_sync_locked(struct gfs_ep *e)
 {
-	long res[2];
-	int fd;
+	struct gfs_req *r;
+
+	list_for_each_entry(r, &e->inflight, node)
+		for (unsigned k = 0; k < r->parts; k++)
+			if (r->x[k]->sync && !r->x[k]->started)
+				return r->x[k];
+	return NULL;
+}
+
+/* A sync transfer of @e not finished yet: later requests queue behind it
+ * through the writer, so that none overtakes it. Lock held. */
+static bool sync_pending_locked(const struct gfs_ep *e)
+{
+	const struct gfs_req *r;
+
+	list_for_each_entry(r, &e->inflight, node)
+		for (unsigned k = 0; k < r->parts; k++)
+			if (r->x[k]->sync && !r->x[k]->done)
+				return true;
+	return false;
+}
+
+/* The writer thread: write() each sync transfer in queue order, outside
+ * the lock (it blocks until the host reads when the FIFO is full). A
+ * transfer given back meanwhile (disable, dequeue) is an orphan: freed
+ * here when its write() returns. Its requests are given back by the
+ * event thread, never here. */
+static void *writer_main(void *arg)
+{
+	struct gfs_ep *e = arg;
+	struct usb_gadgetfs_udc *udc = e->udc;
 
 	pthread_mutex_lock(&udc->lock);
-	fd = e->fd;
+	while (!e->writer_stop) {
+		struct gfs_xfer *x = next_sync_locked(e);
+		ssize_t n;
+		int fd = e->fd;
+
+		if (!x || fd < 0) {
+			pthread_cond_wait(&e->writer_cond, &udc->lock);
+			continue;
+		}
+		x->started = true;
+		pthread_mutex_unlock(&udc->lock);
+		n = write(fd, (void *)(uintptr_t)x->cb.aio_buf, x->cb.aio_nbytes);
+		pthread_mutex_lock(&udc->lock);
+		if (!x->r) {
+			list_del(&x->onode);
+			e->orphans--;
+			xfer_free(x);
+		} else {
+			x->res = n < 0 ? -errno : (long)n;
+			x->done = true;
+		}
+		gfs__kick(udc);
+	}
+	pthread_mutex_unlock(&udc->lock);
+	return NULL;
+}
+
+/* Hand @r to @e's writer thread, started on first use. Lock held. */
+static int write_sync_locked(struct gfs_ep *e, struct gfs_req *r)
+{
+	for (unsigned k = 0; k < r->parts; k++)
+		r->x[k]->sync = true;
+	if (!e->writer_running) {
+		int rc = pthread_create(&e->writer, NULL, writer_main, e);
+
+		if (rc)
+			return -rc;
+		e->writer_running = true;
+	}
 	list_add_tail(&r->node, &e->inflight);
-	pthread_mutex_unlock(&udc->lock);
-	for (unsigned k = 0; k < r->parts; k++) {
-		ssize_t n = write(fd, (void *)(uintptr_t)r->x[k]->cb.aio_buf, r->x[k]->cb.aio_nbytes);
+	pthread_cond_signal(&e->writer_cond);
+	return 0;
+}
 
-		res[k] = n < 0 ? -errno : (long)n;
-	}
-	pthread_mutex_lock(&udc->lock);
-	for (unsigned k = 0; k < r->parts; k++) {
-		r->x[k]->res = res[k];
-		r->x[k]->done = true;
-	}
-	pthread_mutex_unlock(&udc->lock);
-	gfs__kick(udc);	/* given back by the event thread, never here */
+void gfs__stop_writer(struct gfs_ep *e)
+{
+	if (!e->writer_running)
+		return;
+	pthread_mutex_lock(&e->udc->lock);
+	e->writer_stop = true;
+	pthread_cond_signal(&e->writer_cond);
+	pthread_mutex_unlock(&e->udc->lock);
+	pthread_join(e->writer, NULL);
+	e->writer_running = false;
 }
 
 static int queue_locked(struct usb_gadgetfs_udc *udc, struct gfs_ep *e, struct gfs_req *r);
@@ -442,15 +571,11 @@ static int gfs_queue(struct usb_ep *ep, struct usb_request *req)
 
 	pthread_mutex_lock(&e->submit);
 	rc = queue_locked(udc, e, r);
-	if (rc == 1) {
-		write_sync(udc, e, r);
-		rc = 0;
-	}
 	pthread_mutex_unlock(&e->submit);
 	return rc;
 }
 
-/* 0: submitted; 1: to be written synchronously; < 0: refused. */
+/* 0: submitted (or handed to the writer thread); < 0: refused. */
 static int queue_locked(struct usb_gadgetfs_udc *udc, struct gfs_ep *e, struct gfs_req *r)
 {
 	struct usb_ep *ep = &e->ep;
@@ -464,6 +589,11 @@ static int queue_locked(struct usb_gadgetfs_udc *udc, struct gfs_ep *e, struct g
 		rc = -USB_ESHUTDOWN;
 		goto out;
 	}
+	r->dequeuing = false;
+	if (!e->in && !list_empty(&e->orphaned)) {
+		adopt_locked(e, r);
+		goto out;
+	}
 	r->parts = 1;
 	if (e->in && req->zero && req->length && ep->maxpacket &&
 	    req->length % ep->maxpacket == 0)
@@ -475,8 +605,11 @@ static int queue_locked(struct usb_gadgetfs_udc *udc, struct gfs_ep *e, struct g
 		goto fail;
 	}
 	r->dequeuing = false;
-	if (udc->small_in_sync && e->in && req->length <= GFS_DUMMY_FIFO) {
-		rc = 1;
+	if (udc->small_in_sync && e->in &&
+	    (req->length <= GFS_DUMMY_FIFO || sync_pending_locked(e))) {
+		rc = write_sync_locked(e, r);
+		if (rc < 0)
+			goto fail;
 		goto out;
 	}
 	for (unsigned k = 0; k < r->parts; k++)

@@ -2,7 +2,8 @@
 # ether.sh PROVIDER: a USB network card against the guest's cdc_ether, or
 # with LH_NET_FUNC=ncm (cases/ncm.sh) against cdc_ncm.
 # ours: examples/ether over USB/IP (ncm=1 for NCM; its gadget side a TAP
-# interface); vudc: the kernel's usb_f_ecm (usb_f_ncm) through configfs on
+# interface); gfs: the same program on gadgetfs + dummy_hcd (udc=gadgetfs,
+# the guest's host stack on dummy_hcd's root hub); vudc: the kernel's usb_f_ecm (usb_f_ncm) through configfs on
 # usbip-vudc (its gadget side the kernel's usb0), the reference. The gadget side's interface goes
 # into a network namespace of its own, so every packet between the two
 # addresses crosses USB. Checks: cdc_ether binds and the interface comes
@@ -10,8 +11,9 @@
 # frames; 470 and 982: frames of 512 and 1024 bytes, a packet multiple);
 # NCM: bursts at the smallest NTBs (g_ntb_limits);
 # 64 MiB over TCP each way, checksums equal (vudc: 8 MiB, the reference
-# moves about 0.35 MB/s under TCG); ours: detach takes the carrier
-# off the TAP interface, reattach brings it back and ping works again;
+# moves about 0.35 MB/s under TCG; gfs: 16 MiB); ours and gfs: detach
+# (gfs: the host deauthorizes the device) takes the carrier off the TAP
+# interface, reattach brings it back and ping works again;
 # SIGINT: exit 0.
 LH_LIB=${LH_LIB:-$(cd "$(dirname "$0")/../lib" && pwd)}
 . "$LH_LIB/common.sh"
@@ -22,7 +24,13 @@ GADGET_ADDR=10.77.0.2
 SIZES="1 56 470 982 1000 1472"
 
 # MiB each way per provider.
-xfer_mib() { [ "$1" = ours ] && echo 64 || echo 8; }
+xfer_mib() {
+    case $1 in
+    ours) echo 64 ;;
+    gfs) echo 16 ;;
+    *) echo 8 ;;
+    esac
+}
 
 host_main() {
     _func=${LH_NET_FUNC:-ecm}
@@ -51,6 +59,9 @@ g_start() {
         g_ours_start ether ifname=usbg0 "ncm=$([ "$FUNC" = ncm ] && echo 1 || echo 0)"
         GADGET_IF=usbg0
         BUSID=1-1 ;;
+    gfs)
+        g_gfs_start ether ifname=usbg0 "ncm=$([ "$FUNC" = ncm ] && echo 1 || echo 0)"
+        GADGET_IF=usbg0 ;;
     vudc)
         g_k${FUNC}_create
         g_kgadget_connect vudc
@@ -153,6 +164,28 @@ g_carrier_is() {
     esac
 }
 
+# net_detach / net_attach: the host lets the device go and takes it back.
+# ours: usbip detach / attach. gfs: the host deauthorizes the device and
+# authorizes it again (SET_CONFIGURATION 0, then 1, no bus reset; dummy_hcd's
+# soft_connect off then on leaves the device failing enumeration with
+# -EPROTO, see docs/gadgetfs.md).
+net_detach() {
+    if [ "$PROVIDER" = gfs ]; then
+        NET_USB_DEV=$(readlink -f "/sys/class/net/$HOST_IF/device/..")
+        [ -w "$NET_USB_DEV/authorized" ] || lh_fail "no authorized file at $NET_USB_DEV"
+        echo 0 >"$NET_USB_DEV/authorized" || lh_fail "deauthorize $NET_USB_DEV"
+    else
+        g_detach
+    fi
+}
+net_attach() {
+    if [ "$PROVIDER" = gfs ]; then
+        echo 1 >"$NET_USB_DEV/authorized" || lh_fail "authorize $NET_USB_DEV"
+    else
+        g_attach
+    fi
+}
+
 guest_main() {
     PROVIDER=$1
     FUNC=$2
@@ -171,20 +204,20 @@ guest_main() {
     [ "$FUNC" = ncm ] && g_ntb_limits
     g_tcp /host/to_gadget.bin to_gadget
     g_tcp /host/to_host.bin to_host
-    if [ "$PROVIDER" = ours ]; then
+    if [ "$PROVIDER" = ours ] || [ "$PROVIDER" = gfs ]; then
         g_wait 10 "TAP carrier on" g_carrier_is on
-        g_detach
+        net_detach
         g_wait 20 "$HOST_DRIVER's interface to go" sh -c "! ls -l /sys/class/net/*/device/driver 2>/dev/null | grep -q $HOST_DRIVER"
         g_wait 10 "TAP carrier off after detach" g_carrier_is off
         lh_log "detach: the host interface went, the TAP carrier is off"
-        g_attach
+        net_attach
         g_host_up
         g_wait 10 "TAP carrier on after reattach" g_carrier_is on
         ping -c 2 -W 5 "$GADGET_ADDR" >/dev/null || lh_fail "ping after reattach"
         lh_log "reattach: carrier on, ping works"
     fi
     g_detach
-    if [ "$PROVIDER" = ours ]; then
+    if [ "$PROVIDER" = ours ] || [ "$PROVIDER" = gfs ]; then
         g_ours_stop INT
     else
         g_kgadget_remove

@@ -406,6 +406,7 @@ g_gfs_start() {
     g_ours_start "$_gb" "udc=gadgetfs:$GFS_UDC" "$@"
     OURS_READY=$_or
     BUSID=
+    GFS_DETACHED=0
 }
 
 # g_gfs_connect on|off: dummy_hcd's pullup (/sys/class/udc soft_connect).
@@ -418,7 +419,9 @@ g_gfs_connect() {
 g_attach() {
     ATTACH_T0=$(g_now)
     if [ "$PROVIDER" = gfs ]; then
-        : # connected when it bound
+        # connected when it bound; after a g_detach, the pullup again
+        [ "${GFS_DETACHED:-0}" = 1 ] && g_gfs_connect on
+        GFS_DETACHED=0
     elif [ -n "$BUSID" ]; then
         timeout 30 usbip attach -r 127.0.0.1 -b "$BUSID" ||
             { g_diag; lh_fail "usbip attach -r 127.0.0.1 -b $BUSID"; }
@@ -443,6 +446,7 @@ g_detach() {
         g_wait 30 "vhci ports to be free" g_no_vhci_port
     elif [ "$PROVIDER" = gfs ]; then
         g_gfs_connect off
+        GFS_DETACHED=1
     else
         g_kgadget_unbind
     fi
