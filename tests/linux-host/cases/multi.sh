@@ -40,18 +40,6 @@ g_expect_multi_log() {
 
 g_tty_ready() { [ -c "$TTY" ]; }
 
-# g_copy_through SRC_FILE WRITER_DEV READER_DEV OUT: read READER_DEV into
-# OUT (1 MiB) in the background, then write SRC_FILE to WRITER_DEV.
-g_copy_through() {
-    timeout 120 head -c 1048576 "$3" >"$4" &
-    _rd=$!
-    sleep 0.5
-    timeout 120 cat "$1" >"$2" || lh_fail "write $1 to $2"
-    wait "$_rd" || lh_fail "read 1 MiB from $3"
-    cmp "$1" "$4" || lh_fail "bytes through $2 -> $3 differ"
-    lh_log "1 MiB $2 -> $3: $(md5sum <"$4" | cut -c1-32) equal"
-}
-
 # g_keyboard: reports through the hidg pipe to hidraw and the input
 # layer; an LED set by the host comes out of hidg0_out.
 g_keyboard() {
