@@ -192,15 +192,7 @@ g_hid_data() {
     g_attach
     g_wait 30 "/dev/hidraw0" test -c /dev/hidraw0
     g_expect_listed "hid.usb0=$RUN/1-3/hid.usb0"
-    printf '\000\000\004\000\000\000\000\000\000\000\000\000\000\000\000\000' \
-        >"$GW/keys.bin"
-    timeout 20 head -c 16 /dev/hidraw0 >"$GW/hidraw.bin" &
-    _hr=$!
-    sleep 0.5
-    cat "$GW/keys.bin" >"$RUN/1-3/hid.usb0" || lh_fail "write $RUN/1-3/hid.usb0"
-    wait "$_hr" || lh_fail "read 2 reports from /dev/hidraw0"
-    cmp "$GW/keys.bin" "$GW/hidraw.bin" || lh_fail "hidraw0 reports differ from what hid.usb0 took"
-    lh_log "2 keyboard reports $RUN/1-3/hid.usb0 -> /dev/hidraw0 byte for byte"
+    g_two_reports "$RUN/1-3/hid.usb0"
     g_detach
 }
 
