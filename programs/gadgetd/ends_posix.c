@@ -117,10 +117,8 @@ static int make_acm(struct end *x, struct usb_function_instance *fi, const char 
 	o->ops = NULL;
 	o->ctx = NULL;
 	rc = acm_pty_create(&x->pty, o, path);
-	if (rc == 0) {
-		printf("%s: %s -> %s\n", x->name, path, acm_pty_path(x->pty));
+	if (rc == 0)
 		x->place = strdup(path);
-	}
 	return rc;
 }
 
@@ -137,10 +135,8 @@ static int make_hid(struct end *x, struct usb_function_instance *fi, const char 
 		remove_stale_fifo(out);
 		rc = hidg_create(&x->hid, o, path, out);
 	}
-	if (rc == 0) {
-		printf("%s: input reports to %s, output reports from %s\n", x->name, path, out);
+	if (rc == 0)
 		x->place = strdup(path);
-	}
 	free(out);
 	return rc;
 }
@@ -154,16 +150,26 @@ static int make_net(struct end *x, struct usb_function_instance *fi)
 #ifdef GADGETD_HAVE_TAP
 	int rc = net_tap_create(&x->tap, o->ifname, o->dev_addr, &o->ops, &o->ctx);
 
-	if (rc == 0) {
-		printf("%s: TAP interface %s (down: ip link set %s up)\n", x->name,
-		       net_tap_name(x->tap), net_tap_name(x->tap));
+	if (rc == 0)
 		x->place = strdup(net_tap_name(x->tap));
-	}
 	return rc;
 #else
 	(void)x;
 	return -USB_EOPNOTSUPP;	/* no TAP interfaces on this system */
 #endif
+}
+
+/* The log line of an end made. */
+static void announce(const struct gadgetd_ends *e, const struct end *x)
+{
+	printf("%s: %s: %s: ", prog, e->busid, x->name);
+	if (x->kind == END_ACM)
+		printf("%s -> %s\n", x->place, acm_pty_path(x->pty));
+	else if (x->kind == END_HID)
+		printf("input reports to %s, output reports from %s.out\n", x->place, x->place);
+	else
+		printf("TAP interface %s (down: ip link set %s up)\n", x->place, x->place);
+	fflush(stdout);
 }
 
 static void report_failure(const struct gadgetd_ends *e, const struct end *x,
@@ -198,16 +204,14 @@ static int make_end(struct gadgetd_ends *e, const char *run_dir, struct end *x,
 		if (rc == 0 && !path)
 			rc = -USB_ENOMEM;
 	}
-	printf("%s: %s: ", prog, e->busid);
 	if (rc == 0)
 		rc = x->kind == END_ACM ? make_acm(x, fi, path)
 		   : x->kind == END_HID ? make_hid(x, fi, path) : make_net(x, fi);
 	if (rc == 0 && !x->place)
 		rc = -USB_ENOMEM;
-	if (rc < 0)
-		printf("%s: none\n", x->name);
-	fflush(stdout);
-	if (rc < 0)
+	if (rc == 0)
+		announce(e, x);
+	else
 		report_failure(e, x, what[x->kind], rc);
 	free(path);
 	return rc == -USB_ENOMEM ? rc : 0;
