@@ -217,9 +217,31 @@ static void copy_scheme(const char *name, const char *to, const char *from_text,
 	fclose(f);
 }
 
+/* Three ports (with the served gadget's, the most acm has) and ten
+ * loopbacks: 16 IN endpoints, one more than the UDC has. */
+static void write_too_many_endpoints(const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs("functions = {", f);
+	for (int i = 0; i < 3; i++)
+		fprintf(f, " acm_GS%d = { instance = \"GS%d\"; type = \"acm\"; };\n", i, i);
+	for (int i = 0; i < 10; i++)
+		fprintf(f, " lb_%d = { instance = \"%d\"; type = \"Loopback\"; };\n", i, i);
+	fputs(" };\nconfigs = ( { id = 1; name = \"c\"; functions = (", f);
+	for (int i = 0; i < 3; i++)
+		fprintf(f, " \"acm_GS%d\",", i);
+	for (int i = 0; i < 10; i++)
+		fprintf(f, "%s \"lb_%d\"", i ? "," : "", i);
+	fputs(" ); } );\n", f);
+	fclose(f);
+}
+
 /* SIGHUP: an unchanged gadget keeps its ends (the same FIFO), a changed
  * one gets new ones at the same places, a removed given one comes back
- * with its ends. */
+ * with its ends; one whose change cannot bind keeps its old gadget, with
+ * ends again. */
 static void test_gadgetd_ends_reload(void **state)
 {
 	char sock[128], out[8192], errs[1024], a[160], h[160], acm[160], hid[160];
@@ -253,6 +275,18 @@ static void test_gadgetd_ends_reload(void **state)
 	assert_null(strstr(out, "rebound"));
 	assert_int_equal(lstat(acm, &after), 0);
 	assert_int_equal(before.st_ino, after.st_ino);	/* the same link */
+
+	/* A change that cannot bind (more IN endpoints than the UDC has):
+	 * the old gadget is bound again with ends of its own, the new one's
+	 * are gone. */
+	write_too_many_endpoints(a);
+	sighup(&d, out, sizeof(out));
+	assert_null(strstr(out, "rebound"));
+	assert_non_null(strstr(out, "1-1: acm.GS2: "));	/* the new ones were made */
+	assert_int_equal(file_type(acm), S_IFLNK);
+	end_path(h, sizeof(h), "1-1", "acm.GS2");
+	assert_false(exists(h));
+	assert_true(list_shows(sock, "a.scheme acm.GS0="));
 	stop(&d);
 	assert_false(exists(acm));
 	assert_false(exists(hid));
