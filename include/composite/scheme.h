@@ -133,6 +133,44 @@ int gadget_scheme_for_each_lun(struct gadget_scheme *s,
 			       int (*fn)(void *ctx, const struct gadget_scheme_lun *lun),
 			       void *ctx);
 
+struct usb_function_instance;
+struct usb_function;
+
+/**
+ * struct gadget_scheme_function - one function of a scheme, for a program
+ * that gives it its data side (a pty for acm, a TAP interface for ecm...).
+ * @label: its label (an inline one: as gadget_scheme_export() names it).
+ * @type, @instance: configfs's TYPE.INSTANCE.
+ * @fi: its instance, owned by the scheme: options that a function reads
+ *	when it is made (an adapter's ops and ctx) are set here before
+ *	gadget_scheme_bind().
+ * @f: while bound, the function made of @fi for the first configuration
+ *	linking it (what an adapter is started on); NULL while unbound.
+ * @links: how many configurations link it (0: none; it is never made).
+ * @scheme_file, @line: where it is defined.
+ * All borrowed for the callback's duration (@fi and @f: the scheme's).
+ */
+struct gadget_scheme_function {
+	const char *label;
+	const char *type;
+	const char *instance;
+	struct usb_function_instance *fi;
+	struct usb_function *f;
+	unsigned links;
+	const char *scheme_file;
+	int line;
+};
+
+/**
+ * gadget_scheme_for_each_function() - call @fn for every function of @s,
+ * in the order the scheme defines them. Stops at @fn's first non-zero
+ * return. @fn runs in the calling thread, synchronously.
+ * Return: 0, or what @fn returned.
+ */
+int gadget_scheme_for_each_function(struct gadget_scheme *s,
+				    int (*fn)(void *ctx, const struct gadget_scheme_function *f),
+				    void *ctx);
+
 /**
  * gadget_scheme_set_attr() - write attribute @attr of the function
  * labelled @label (an inline one: as gadget_scheme_export() names it), as

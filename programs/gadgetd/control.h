@@ -5,7 +5,10 @@
  * space, PATH and VALUE are the rest of the line:
  *
  *	list		-> "ok N" then N lines BUSID TAB attached|detached TAB
- *			   PEER (or -) TAB SCHEME, each ending with a newline
+ *			   PEER (or -) TAB SCHEME, then for each gadget-side
+ *			   end TAB TYPE.INSTANCE=PLACE (PLACE: a path, an
+ *			   interface, or - when it could not be made), each
+ *			   line ending with a newline
  *	set BUSID FUNCTION ATTR [VALUE]
  *			-> "ok": the attribute written (VALUE may be empty)
  *	add PATH	-> "ok BUSID": the scheme at PATH loaded and served
@@ -30,9 +33,10 @@
 struct gadgetd_control;
 
 /* One gadget of a list reply; strings borrowed for the call, @peer NULL
- * while detached. Return 0, or -USB_ENOMEM to end the list. */
+ * while detached, @ends the fields after SCHEME, each with its leading
+ * TAB ("" for none). Return 0, or -USB_ENOMEM to end the list. */
 typedef int (*gadgetd_control_row_fn)(void *row_ctx, const char *busid, const char *peer,
-				      const char *scheme);
+				      const char *scheme, const char *ends);
 
 /*
  * What the daemon does for each request. Every op runs in the control
@@ -54,6 +58,9 @@ struct gadgetd_control_ops {
 
 /* Longest request line, newline included (a PATH_MAX path fits). */
 #define GADGETD_CONTROL_LINE_MAX 4224
+
+/* Room for a list row's ends (gadgetd_ends_describe()). */
+#define GADGETD_CONTROL_ENDS_MAX 8192
 
 /* Room for an op's message. */
 #define GADGETD_CONTROL_MSG_MAX 1024

@@ -85,10 +85,12 @@ struct rows {
 	unsigned n;
 };
 
-static int add_row(void *ctx, const char *busid, const char *peer, const char *scheme)
+static int add_row(void *ctx, const char *busid, const char *peer, const char *scheme,
+		   const char *ends)
 {
 	struct rows *r = ctx;
-	size_t need = strlen(busid) + (peer ? strlen(peer) : 1) + strlen(scheme) + 16;
+	size_t need = strlen(busid) + (peer ? strlen(peer) : 1) + strlen(scheme) +
+		      strlen(ends) + 16;
 
 	if (r->len + need > r->cap) {
 		size_t cap = (r->cap ? 2 * r->cap : 1024) + need;
@@ -99,8 +101,9 @@ static int add_row(void *ctx, const char *busid, const char *peer, const char *s
 		r->text = text;
 		r->cap = cap;
 	}
-	r->len += (size_t)snprintf(r->text + r->len, r->cap - r->len, "%s\t%s\t%s\t%s\n", busid,
-				   peer ? "attached" : "detached", peer ? peer : "-", scheme);
+	r->len += (size_t)snprintf(r->text + r->len, r->cap - r->len, "%s\t%s\t%s\t%s%s\n",
+				   busid, peer ? "attached" : "detached", peer ? peer : "-", scheme,
+				   ends);
 	r->n++;
 	return 0;
 }

@@ -9,8 +9,10 @@
  *   composite-gadgetctl --control PATH [--json] detach BUSID
  *   composite-gadgetctl --control PATH [--json] capture BUSID FILE|DIR|off
  *
- * list: one line per gadget, BUSID STATE PEER SCHEME (a table), or with
- * --json an array of { "busid", "attached", "peer", "scheme" } objects.
+ * list: one line per gadget, BUSID STATE PEER SCHEME and its gadget-side
+ * ends as TYPE.INSTANCE=PLACE (a table), or with --json an array of
+ * { "busid", "attached", "peer", "scheme", "ends": { NAME: PLACE or null } }
+ * objects.
  * set: write a function's attribute in the running gadget, e.g.
  * `set 1-1 mass_storage_0 lun.0/file /srv/other.img` (a medium change;
  * no VALUE ejects) or `set 1-1 mass_storage_0 lun.0/forced_eject 1`.
@@ -34,7 +36,12 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "control.h"
+
 static const char prog[] = "composite-gadgetctl";
+
+/* A list reply's line: 4 fields of a request line at most, and the ends. */
+#define GADGETD_LIST_LINE_MAX (4 * GADGETD_CONTROL_LINE_MAX + GADGETD_CONTROL_ENDS_MAX)
 
 static int usage(void)
 {
@@ -89,10 +96,43 @@ static void json_string(const char *s)
 	putchar('"');
 }
 
-/* One "BUSID\tSTATE\tPEER\tSCHEME" line, printed as asked. */
+/* The ends after SCHEME (TAB TYPE.INSTANCE=PLACE each), from @p on. */
+static void print_ends(char *p, bool json)
+{
+	bool first = true;
+
+	if (json)
+		printf(", \"ends\": {");
+	while (p) {
+		char *end = p, *next = strchr(p, '\t'), *eq;
+
+		if (next)
+			*next++ = '\0';
+		p = next;
+		eq = strchr(end, '=');
+		if (!eq)
+			continue;
+		*eq++ = '\0';
+		if (!json) {
+			printf(" %s=%s", end, eq);
+			continue;
+		}
+		printf("%s ", first ? "" : ",");
+		json_string(end);
+		printf(": ");
+		if (strcmp(eq, "-"))
+			json_string(eq);
+		else
+			printf("null");
+		first = false;
+	}
+	printf(json ? "%s}" : "", first ? "" : " ");
+}
+
+/* One "BUSID\tSTATE\tPEER\tSCHEME[\tEND...]" line, printed as asked. */
 static int print_gadget(char *line, bool json, bool first)
 {
-	char *f[4];
+	char *f[4], *ends = NULL;
 	unsigned n = 0;
 
 	line[strcspn(line, "\n")] = '\0';
@@ -103,9 +143,12 @@ static int print_gadget(char *line, bool json, bool first)
 			return -1;
 		if (p)
 			*p++ = '\0';
+		ends = p;
 	}
 	if (!json) {
-		printf("%-6s %-9s %-22s %s\n", f[0], f[1], f[2], f[3]);
+		printf("%-6s %-9s %-22s %s", f[0], f[1], f[2], f[3]);
+		print_ends(ends, false);
+		printf("\n");
 		return 0;
 	}
 	printf("%s\n  { \"busid\": ", first ? "" : ",");
@@ -117,6 +160,7 @@ static int print_gadget(char *line, bool json, bool first)
 		printf("null");
 	printf(", \"scheme\": ");
 	json_string(f[3]);
+	print_ends(ends, true);
 	printf(" }");
 	return 0;
 }
@@ -124,7 +168,7 @@ static int print_gadget(char *line, bool json, bool first)
 static int list(int fd, bool json)
 {
 	FILE *in = fdopen(fd, "r");
-	char line[8192];
+	char line[GADGETD_LIST_LINE_MAX];
 	unsigned n, i = 0;
 
 	if (!in) {
@@ -144,7 +188,7 @@ static int list(int fd, bool json)
 	if (json)
 		printf("[");
 	else
-		printf("%-6s %-9s %-22s %s\n", "BUSID", "STATE", "PEER", "SCHEME");
+		printf("%-6s %-9s %-22s %s\n", "BUSID", "STATE", "PEER", "SCHEME ENDS");
 	for (; i < n && fgets(line, sizeof(line), in); i++)
 		if (print_gadget(line, json, i == 0) < 0)
 			break;

@@ -5,7 +5,8 @@
  * given, all on one server (composite/usbip.h).
  *
  *   composite-gadgetd SCHEME... [--address A] [--port P] [--control PATH]
- *                     [--capture DIR] [--max-gadgets N] [--check] [--export]
+ *                     [--capture DIR] [--max-gadgets N] [--run-dir DIR]
+ *                     [--check] [--export]
  *
  * A SCHEME that is a directory stands for its *.scheme files in name
  * order (the systemd unit passes /etc/composite-gadgetd/).
@@ -22,7 +23,9 @@
  * first one to DIR/usbip-BUSID.pcap (usbip_server_set_capture()).
  * --max-gadgets N: the busids the server exports (default 16, or the
  * number of schemes when more; at most USBIP_MAX_DEVICES): room for
- * gadgets added at run time.
+ * gadgets added at run time. --run-dir DIR: where the gadget-side ends
+ * go (ends.h: DIR/BUSID/acm.INSTANCE, hid.INSTANCE; default systemd's
+ * $RUNTIME_DIRECTORY, else /run/composite-gadgetd).
  * Exit 1: the server could not start; 2: bad arguments or schemes.
  * Threads: main runs the server; one thread takes the signals (all
  * blocked elsewhere) and runs the reload; the control socket has its own.
@@ -37,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "composite/composite.h"
 #include "composite/errors.h"
@@ -44,6 +48,7 @@
 #include "composite/scheme.h"
 #include "composite/usbip.h"
 #include "control.h"
+#include "ends.h"
 #include "gadgets.h"
 
 static const char prog[] = "composite-gadgetd";
@@ -59,6 +64,8 @@ struct options {
 	unsigned port;
 	const char *control;
 	const char *capture;
+	const char *run_dir;
+	char *run_dir_owned;		/* run_dir made absolute, when it was not */
 	unsigned max_gadgets;		/* 0: the default */
 	bool check;
 	bool export;
@@ -73,7 +80,7 @@ static struct gadgetd_gadgets *gadgets;
 static int usage(void)
 {
 	fprintf(stderr, "usage: %s SCHEME... [--address A] [--port P] [--control PATH]\n"
-		"         [--capture DIR] [--max-gadgets N] [--check] [--export]\n"
+		"         [--capture DIR] [--max-gadgets N] [--run-dir DIR] [--check] [--export]\n"
 		"  serves each scheme as one gadget (busids 1-1, 1-2 ...) over USB/IP;\n"
 		"  a directory stands for its *.scheme files in name order;\n"
 		"  --check: load and bind every scheme against the in-process host, exit 0 or 2\n"
@@ -82,6 +89,8 @@ static int usage(void)
 		"  --capture DIR: every gadget's URBs to DIR/usbip-BUSID.pcap (usbmon pcap)\n"
 		"  --max-gadgets N: busids exported, room for gadgets added at run time\n"
 		"     (default %d or the number of schemes, whichever is larger; at most %d)\n"
+		"  --run-dir DIR: the gadgets' ptys and HID FIFOs go to DIR/BUSID/\n"
+		"     (default $RUNTIME_DIRECTORY, else " GADGETD_RUN_DIR_DEFAULT ")\n"
 		"  SIGHUP rereads the schemes; defaults: --address 127.0.0.1 --port %u\n", prog,
 		USBIP_MAX_DEVICES, USBIP_MAX_DEVICES, USBIP_PORT_DEFAULT);
 	return 2;
@@ -213,6 +222,8 @@ static int parse_args(struct options *o, int argc, char **argv)
 			o->control = argv[++i];
 		} else if (!strcmp(a, "--capture") && i + 1 < argc) {
 			o->capture = argv[++i];
+		} else if (!strcmp(a, "--run-dir") && i + 1 < argc) {
+			o->run_dir = argv[++i];
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			return usage();
 		} else if (a[0] == '-' && a[1]) {
@@ -221,6 +232,25 @@ static int parse_args(struct options *o, int argc, char **argv)
 		} else {
 			o->args[o->n_args++] = a;
 		}
+	}
+	if (!o->run_dir || !o->run_dir[0])
+		o->run_dir = getenv("RUNTIME_DIRECTORY");	/* systemd's RuntimeDirectory= */
+	if (!o->run_dir || !o->run_dir[0])
+		o->run_dir = GADGETD_RUN_DIR_DEFAULT;
+	if (o->run_dir[0] != '/') {
+		/* The list names the places: absolute, for a CLI in another folder. */
+		char *cwd = getcwd(NULL, 0);
+
+		o->run_dir_owned = cwd ? malloc(strlen(cwd) + strlen(o->run_dir) + 2) : NULL;
+		if (o->run_dir_owned)
+			sprintf(o->run_dir_owned, "%s/%s", cwd, o->run_dir);
+		free(cwd);
+		if (!o->run_dir_owned) {
+			fprintf(stderr, "%s: --run-dir %s: cannot make it absolute\n", prog,
+				o->run_dir);
+			return 2;
+		}
+		o->run_dir = o->run_dir_owned;
 	}
 	if (expand_args(o, &o->schemes))
 		return 2;
@@ -413,7 +443,7 @@ static int set_up(const struct options *o, struct gadget_scheme **s,
 		  struct gadgetd_control **control)
 {
 	char msg[GADGETD_CONTROL_MSG_MAX];
-	int rc = gadgetd_gadgets_create(server, &gadgets);
+	int rc = gadgetd_gadgets_create(server, o->run_dir, &gadgets);
 
 	if (rc < 0) {
 		fprintf(stderr, "%s: out of memory\n", prog);
@@ -519,6 +549,7 @@ int main(int argc, char **argv)
 		gadget_scheme_free(s[i]);
 	free(s);
 	free_paths(&o.schemes);
+	free(o.run_dir_owned);
 	free(o.args);
 	fflush(stdout);
 	return status;

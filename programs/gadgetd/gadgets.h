@@ -1,9 +1,11 @@
 /*
  * gadgets.h - composite-gadgetd's served gadgets (gadgets_posix.c): one
  * slot per UDC of the USB/IP server (slot i is busid 1-(i+1)), each free
- * or holding a scheme bound there. Adds, removes, rebinds on a reload,
- * writes attributes, detaches hosts and switches captures, and keeps
- * every backing file with one writer at most.
+ * or holding a scheme bound there with its gadget-side ends (ends.h: a
+ * pty per acm, FIFOs per hid, a TAP interface per ecm or ncm, under the
+ * run folder). Adds, removes, rebinds on a reload, writes attributes,
+ * detaches hosts and switches captures, and keeps every backing file with
+ * one writer at most.
  *
  * Threads: every call but gadgetd_gadgets_event() takes the table's
  * lock and may run in any thread but a USB/IP server thread (the
@@ -40,12 +42,15 @@ int gadgetd_file_conflicts(struct gadget_scheme *s, struct gadget_scheme *const 
 			   unsigned n, gadgetd_report_fn report, void *ctx);
 
 /* A table of free slots for the devices of @server (borrowed until
- * gadgetd_gadgets_destroy()). Return 0 or -USB_ENOMEM. */
-int gadgetd_gadgets_create(struct usbip_server *server, struct gadgetd_gadgets **out);
+ * gadgetd_gadgets_destroy()); the gadgets' ends go under @run_dir/BUSID
+ * (copied). Return 0 or -USB_ENOMEM. */
+int gadgetd_gadgets_create(struct usbip_server *server, const char *run_dir,
+			   struct gadgetd_gadgets **out);
 
 /**
  * gadgetd_gadgets_adopt() - serve @s, loaded from @path (copied), at the
- * first free busid, unless its files clash with a served gadget's.
+ * first free busid, unless its files clash with a served gadget's, with
+ * its gadget-side ends (made before the bind, started after it).
  * @s is owned by the table from now on, also on error (then freed).
  * @given: one of the command line's schemes (reload rereads those).
  * Return: the slot's index; -USB_ENOSPC (no free busid); -USB_EBUSY (a
@@ -61,8 +66,8 @@ int gadgetd_gadgets_adopt(struct gadgetd_gadgets *g, struct gadget_scheme *s, co
  * A given gadget whose path is no longer among them is removed; one whose
  * scheme loads the same (compared as gadget_scheme_export() writes it)
  * is left alone, its host attached; a changed one is rebound at its busid
- * (its host sees an unplug); one that fails to load or clashes keeps its
- * old gadget; a new path is added. Gadgets added from the control socket
+ * (its host sees an unplug; its ends are made anew, at the same places);
+ * one that fails to load or clashes keeps its old gadget; a new path is added. Gadgets added from the control socket
  * are left alone. Each step is logged (errors as FILE:LINE: MESSAGE on
  * stderr).
  */
@@ -74,8 +79,8 @@ void gadgetd_gadgets_event(struct gadgetd_gadgets *g, const struct usbip_event *
 /* The control socket's requests, on a table (ctx: the table). */
 extern const struct gadgetd_control_ops gadgetd_gadgets_control_ops;
 
-/* Unbind every gadget (hosts see an unplug), close its files, free the
- * table. NULL is ignored. */
+/* Unbind every gadget (hosts see an unplug), close its files and its
+ * ends (their files removed), free the table. NULL is ignored. */
 void gadgetd_gadgets_destroy(struct gadgetd_gadgets *g);
 
 #endif /* GADGETD_GADGETS_H */

@@ -2,8 +2,9 @@
  * gadgets_posix.c - composite-gadgetd's served gadgets (gadgets.h): the
  * slots of the USB/IP server's devices, the schemes bound there and the
  * one-writer rule on their backing files; the control socket's requests
- * and SIGHUP's reload act here. Owns the schemes it was given; touches
- * the server only through composite/usbip.h. Status lines go to stdout,
+ * and SIGHUP's reload act here. Owns the schemes it was given and their
+ * gadget-side ends (ends.h); touches the server only through
+ * composite/usbip.h. Status lines go to stdout,
  * refusals to stderr, each prefixed with the program's name.
  * POSIX: realpath, open_memstream, pthread mutexes.
  */
@@ -15,6 +16,7 @@
 #include <string.h>
 
 #include "composite/errors.h"
+#include "ends.h"
 #include "gadgets.h"
 
 static const char prog[] = "composite-gadgetd";
@@ -26,11 +28,13 @@ struct slot {
 	char *path;			/* the scheme file as given, owned */
 	char *export;			/* its export when loaded (NULL: unknown), owned */
 	bool given;			/* one of the command line's schemes */
+	struct gadgetd_ends *ends;	/* while bound, owned */
 	char peer[PEER_MAX];		/* under attach_lock; "" while detached */
 };
 
 struct gadgetd_gadgets {
 	struct usbip_server *server;
+	char *run_dir;			/* where the ends' files go, owned */
 	pthread_mutex_t lock;		/* the slots, their peer aside */
 	pthread_mutex_t attach_lock;	/* every slot's peer */
 	unsigned n;
@@ -188,7 +192,8 @@ static int check_medium(struct gadgetd_gadgets *g, struct gadget_scheme *self,
 
 /* ---- the slots ------------------------------------------------------------- */
 
-int gadgetd_gadgets_create(struct usbip_server *server, struct gadgetd_gadgets **out)
+int gadgetd_gadgets_create(struct usbip_server *server, const char *run_dir,
+			   struct gadgetd_gadgets **out)
 {
 	struct gadgetd_gadgets *g = calloc(1, sizeof(*g));
 
@@ -197,7 +202,10 @@ int gadgetd_gadgets_create(struct usbip_server *server, struct gadgetd_gadgets *
 	g->server = server;
 	g->n = usbip_server_num_devices(server);
 	g->slots = calloc(g->n ? g->n : 1, sizeof(*g->slots));
-	if (!g->slots) {
+	g->run_dir = strdup(run_dir);
+	if (!g->slots || !g->run_dir) {
+		free(g->slots);
+		free(g->run_dir);
 		free(g);
 		return -USB_ENOMEM;
 	}
@@ -263,6 +271,37 @@ static void keep_first(void *ctx, const char *line)
 	f->taken = true;
 }
 
+/* Make @s's gadget-side ends, bind it at slot @i's busid and start them.
+ * Return 0 and *@ends, or the error with its message in @err. */
+static int bind_with_ends(struct gadgetd_gadgets *g, unsigned i, struct gadget_scheme *s,
+			  struct gadgetd_ends **ends, struct gadget_scheme_error *err)
+{
+	int rc = gadgetd_ends_create(s, g->run_dir, busid(g, i), ends);
+
+	if (rc < 0) {
+		*err = (struct gadget_scheme_error){ .line = 0 };
+		snprintf(err->file, sizeof(err->file), "%s", gadget_scheme_name(s));
+		snprintf(err->message, sizeof(err->message), "out of memory");
+		return rc;
+	}
+	rc = gadget_scheme_bind(s, busid(g, i), err);
+	if (rc < 0) {
+		gadgetd_ends_destroy(*ends);
+		*ends = NULL;
+		return rc;
+	}
+	gadgetd_ends_start(*ends, s);
+	return 0;
+}
+
+/* Unbind @s and close its ends (*@ends cleared). */
+static void unbind_with_ends(struct gadget_scheme *s, struct gadgetd_ends **ends)
+{
+	gadget_scheme_unbind(s);	/* a host sees an unplug; the adapters stop */
+	gadgetd_ends_destroy(*ends);
+	*ends = NULL;
+}
+
 /* @s's files against every served gadget's but slot @skip's. */
 static int clash(struct gadgetd_gadgets *g, struct gadget_scheme *s, unsigned skip, char *msg,
 		 size_t size)
@@ -310,7 +349,7 @@ static int adopt_locked(struct gadgetd_gadgets *g, struct gadget_scheme *s, cons
 			snprintf(msg, size, "out of memory");
 	}
 	if (rc == 0) {
-		rc = gadget_scheme_bind(s, busid(g, i), &err);
+		rc = bind_with_ends(g, i, s, &slot->ends, &err);
 		if (rc < 0)
 			format_error(&err, msg, size);
 	}
@@ -360,6 +399,7 @@ static void remove_locked(struct gadgetd_gadgets *g, unsigned i)
 {
 	struct slot *slot = &g->slots[i];
 
+	unbind_with_ends(slot->scheme, &slot->ends);
 	gadget_scheme_free(slot->scheme);
 	free(slot->path);
 	free(slot->export);
@@ -395,13 +435,18 @@ static void reload_one(struct gadgetd_gadgets *g, unsigned i)
 	}
 	rc = clash(g, fresh, i, msg, sizeof(msg));
 	if (rc == 0) {
-		gadget_scheme_unbind(slot->scheme);	/* the host sees an unplug */
-		rc = gadget_scheme_bind(fresh, busid(g, i), &err);
+		struct gadgetd_ends *ends = NULL;
+
+		/* The old ends go first: the new ones take their names. */
+		unbind_with_ends(slot->scheme, &slot->ends);
+		rc = bind_with_ends(g, i, fresh, &ends, &err);
 		if (rc < 0) {
 			format_error(&err, msg, sizeof(msg));
-			if (gadget_scheme_bind(slot->scheme, busid(g, i), &err) < 0)
+			if (bind_with_ends(g, i, slot->scheme, &slot->ends, &err) < 0)
 				fprintf(stderr, "%s: %s: cannot bind the old gadget again\n", prog,
 					busid(g, i));
+		} else {
+			slot->ends = ends;
 		}
 	}
 	if (rc < 0) {
@@ -476,6 +521,7 @@ void gadgetd_gadgets_destroy(struct gadgetd_gadgets *g)
 			remove_locked(g, i);
 	pthread_mutex_destroy(&g->attach_lock);
 	pthread_mutex_destroy(&g->lock);
+	free(g->run_dir);
 	free(g->slots);
 	free(g);
 }
@@ -489,14 +535,15 @@ static int op_list(void *ctx, gadgetd_control_row_fn row, void *row_ctx)
 
 	pthread_mutex_lock(&g->lock);
 	for (unsigned i = 0; rc == 0 && i < g->n; i++) {
-		char peer[PEER_MAX];
+		char peer[PEER_MAX], ends[GADGETD_CONTROL_ENDS_MAX];
 
 		if (!g->slots[i].scheme)
 			continue;
 		pthread_mutex_lock(&g->attach_lock);
 		memcpy(peer, g->slots[i].peer, sizeof(peer));
 		pthread_mutex_unlock(&g->attach_lock);
-		rc = row(row_ctx, busid(g, i), peer[0] ? peer : NULL, g->slots[i].path);
+		(void)gadgetd_ends_describe(g->slots[i].ends, ends, sizeof(ends));
+		rc = row(row_ctx, busid(g, i), peer[0] ? peer : NULL, g->slots[i].path, ends);
 	}
 	pthread_mutex_unlock(&g->lock);
 	return rc;

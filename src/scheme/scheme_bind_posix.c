@@ -5,8 +5,9 @@
  * each in every language), the MS OS descriptors, then per configuration
  * its string and its functions in the order the scheme links them, so
  * string indexes and interface numbers come out as the kernel's. Owns the
- * usb_function of each binding while bound; touches the core only through
- * composite.h and the registry.
+ * usb_function of each binding while bound, and lists the functions with
+ * them for a program's adapters (gadget_scheme_for_each_function()).
+ * Touches the core only through composite.h and the registry.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -271,4 +272,44 @@ int gadget_scheme_show_attr(struct gadget_scheme *s, const char *label, const ch
 struct usb_composite_dev *gadget_scheme_cdev(struct gadget_scheme *s)
 {
 	return s && s->bound ? s->cdev : NULL;
+}
+
+/* The function @fn is made into in the first configuration linking it
+ * (while bound), and how many configurations link it. */
+static struct usb_function *first_binding(struct gadget_scheme *s,
+					  const struct scheme_function *fn, unsigned *links)
+{
+	struct usb_function *first = NULL;
+
+	*links = 0;
+	for (unsigned i = 0; i < s->n_configs; i++)
+		for (unsigned k = 0; k < s->configs[i].n_bindings; k++) {
+			const struct scheme_binding *b = &s->configs[i].bindings[k];
+
+			if (b->fn != fn)
+				continue;
+			++*links;
+			if (!first && s->bound)
+				first = b->f;
+		}
+	return first;
+}
+
+int gadget_scheme_for_each_function(struct gadget_scheme *s,
+				    int (*fn)(void *ctx, const struct gadget_scheme_function *f),
+				    void *ctx)
+{
+	int rc = 0;
+
+	for (unsigned i = 0; s && rc == 0 && i < s->n_functions; i++) {
+		const struct scheme_function *sf = &s->functions[i];
+		struct gadget_scheme_function f = { .label = sf->label, .type = sf->type,
+						    .instance = sf->instance, .fi = sf->fi,
+						    .scheme_file = sf->where.file,
+						    .line = sf->where.line };
+
+		f.f = first_binding(s, sf, &f.links);
+		rc = fn(ctx, &f);
+	}
+	return rc;
 }

@@ -10,8 +10,9 @@
  * end, garbage requests answered with errors while the daemon goes on;
  * run-time control: add and remove (while attached), detach, capture on
  * and off, SIGHUP reload (unchanged, changed, broken, deleted and new
- * schemes), the new requests' garbage.
- * Arguments: the daemon, the shipped schemes' folder, the CLI.
+ * schemes), the new requests' garbage; the gadget-side ends in
+ * test_gadgetd_ends.c. Every daemon runs with --run-dir run (in the
+ * test's folder). Arguments: the daemon, the shipped schemes' folder, the CLI.
  */
 #define _XOPEN_SOURCE 700
 #include <setjmp.h>
@@ -32,18 +33,14 @@
 #include <cmocka.h>
 
 #include "composite/ch9.h"
+#include "test_gadgetd.h"
 #include "usbip_client.h"
 
-static const char *daemon_path, *schemes_dir, *ctl_path;
-static char tmpdir[64];
+static const char *daemon_path, *ctl_path;
+const char *schemes_dir;
+char tmpdir[64];
 
-struct daemon {
-	pid_t pid;
-	FILE *out;
-	unsigned port;
-};
-
-static int make_dir(void **state)
+int make_dir(void **state)
 {
 	char path[128];
 	FILE *f;
@@ -62,7 +59,7 @@ static int make_dir(void **state)
 /* The daemon a failed test left running (stop() clears it). */
 static pid_t live_daemon;
 
-static int remove_dir(void **state)
+int remove_dir(void **state)
 {
 	char cmd[128];
 
@@ -76,7 +73,7 @@ static int remove_dir(void **state)
 	return system(cmd) == 0 ? 0 : -1;
 }
 
-static void scheme_path(char *buf, size_t size, const char *name)
+void scheme_path(char *buf, size_t size, const char *name)
 {
 	if (name[0] == '/')
 		snprintf(buf, size, "%s", name);
@@ -97,6 +94,10 @@ static pid_t spawn(const char *const *args, int *out_fd, const char *err_file)
 	unsigned n = 0;
 
 	argv[n++] = path;
+	if (!spawn_path) {	/* the ends in the test's folder; a later --run-dir wins */
+		argv[n++] = "--run-dir";
+		argv[n++] = "run";
+	}
 	while (*args && n + 1 < 16)
 		argv[n++] = *args++;
 	argv[n] = NULL;
@@ -121,7 +122,7 @@ static pid_t spawn(const char *const *args, int *out_fd, const char *err_file)
 
 /* Start the daemon with @args (NULL-ended, "--port 0" among them), its
  * stderr to @err_file (or inherited); wait for the port. */
-static void start_args(struct daemon *d, const char *const *args, const char *err_file)
+void start_args(struct daemon *d, const char *const *args, const char *err_file)
 {
 	char line[512];
 	int fd;
@@ -158,7 +159,7 @@ static void start(struct daemon *d, const char *a, const char *b)
 }
 
 /* SIGTERM: every gadget stops, exit 0, "stopped" said. */
-static void stop(struct daemon *d)
+void stop(struct daemon *d)
 {
 	char line[512];
 	bool stopped = false;
@@ -197,7 +198,7 @@ static int run(const char *const *args, const char *err_file, char *out, size_t 
 }
 
 /* The whole of file @path (a few KiB at most) into @buf, terminated. */
-static void read_text(const char *path, char *buf, size_t size)
+void read_text(const char *path, char *buf, size_t size)
 {
 	FILE *f = fopen(path, "r");
 	size_t n;
@@ -208,13 +209,6 @@ static void read_text(const char *path, char *buf, size_t size)
 	fclose(f);
 }
 
-struct host_view {
-	uint8_t dev[18];
-	uint8_t cfg[512];
-	uint32_t cfg_len;
-	char product[64];
-};
-
 static void get_descriptor(struct uc *c, uint8_t type, uint8_t index, uint16_t lang,
 			   void *buf, uint16_t len, uint32_t *actual)
 {
@@ -222,7 +216,7 @@ static void get_descriptor(struct uc *c, uint8_t type, uint8_t index, uint16_t l
 				    (uint16_t)(type << 8 | index), lang, len, buf, actual), 0);
 }
 
-static void read_host_view(struct uc *c, struct host_view *v)
+void read_host_view(struct uc *c, struct host_view *v)
 {
 	uint8_t s[255];
 	uint32_t n;
@@ -359,7 +353,7 @@ static void write_scheme(const char *name, bool ro)
 	write_scheme_file(name, ro, "disk.img");
 }
 
-static void make_image(const char *name)
+void make_image(const char *name)
 {
 	char path[160];
 	FILE *f;
@@ -529,7 +523,7 @@ static void test_gadgetd_export_served(void **state)
 }
 
 /* composite-gadgetctl --control @sock [--json] list into @out; its status. */
-static int ctl_list(const char *sock, bool json, char *out, size_t size)
+int ctl_list(const char *sock, bool json, char *out, size_t size)
 {
 	const char *args[] = { "--control", sock, json ? "--json" : "list", json ? "list" : NULL,
 			       NULL };
@@ -681,7 +675,7 @@ static void test_gadgetd_dir_and_capture(void **state)
 
 /* composite-gadgetctl --control @sock WORDS... (up to 4, NULL-ended):
  * its status, stdout into @out and stderr into @errs (both may be NULL). */
-static int ctl(const char *sock, const char *const *words, char *out, size_t size, char *errs,
+int ctl(const char *sock, const char *const *words, char *out, size_t size, char *errs,
 	       size_t esize)
 {
 	char err_file[160], sink[1024];
@@ -700,11 +694,8 @@ static int ctl(const char *sock, const char *const *words, char *out, size_t siz
 	return rc;
 }
 
-#define CTL(sock, out, errs, ...) \
-	ctl(sock, (const char *const[]){ __VA_ARGS__, NULL }, out, sizeof(out), errs, sizeof(errs))
-
 /* Wait (bounded) until list shows @text. */
-static bool list_shows(const char *sock, const char *text)
+bool list_shows(const char *sock, const char *text)
 {
 	char out[4096];
 
@@ -867,7 +858,7 @@ static void test_gadgetd_capture_on_off(void **state)
 }
 
 /* SIGHUP, and the daemon's lines until it says "reloaded" into @log. */
-static void sighup(struct daemon *d, char *log, size_t size)
+void sighup(struct daemon *d, char *log, size_t size)
 {
 	size_t n = 0;
 	bool done = false;
@@ -1031,6 +1022,7 @@ int main(int argc, char **argv)
 	}
 	signal(SIGPIPE, SIG_IGN);
 	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	rc |= gadgetd_ends_tests();
 	free((void *)daemon_path);
 	free((void *)schemes_dir);
 	free((void *)ctl_path);

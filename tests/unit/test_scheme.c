@@ -5,8 +5,9 @@
  * every error with its file and line (syntax, unknown type, unknown
  * attribute, value out of range, missing label, @include'd file, a
  * configuration out of endpoints naming the function), read-only
- * attributes ignored, and the export round trip (load, export, load
- * again: the same descriptors).
+ * attributes ignored, the export round trip (load, export, load
+ * again: the same descriptors), and gadget_scheme_for_each_function()
+ * (instances, links, the bound function).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
@@ -22,6 +23,7 @@
 
 #include "composite/composite.h"
 #include "composite/errors.h"
+#include "composite/acm.h"
 #include "composite/inproc_host.h"
 #include "inproc_string.h"
 #include "composite/scheme.h"
@@ -503,6 +505,71 @@ static void test_scheme_export_round_trip(void **state)
 	free(text2);
 }
 
+/* gadget_scheme_for_each_function(): every function in definition order
+ * with its instance, how many configurations link it, and (bound only)
+ * the function made for the first of them; a non-zero return stops. */
+static const char two_ports[] =
+	"functions = { acm_GS0 = { instance = \"GS0\"; type = \"acm\"; };\n"
+	"  acm_GS1 = { instance = \"GS1\"; type = \"acm\"; }; };\n"
+	"configs = ( { id = 1; name = \"a\"; functions = ( \"acm_GS0\" ); },\n"
+	"  { id = 2; name = \"b\"; functions = ( \"acm_GS0\" ); } );\n";
+
+struct seen {
+	unsigned n, stop_after;
+	struct gadget_scheme_function f[4];
+	char label[4][16], type[4][16], instance[4][16];
+};
+
+static int note_function(void *ctx, const struct gadget_scheme_function *f)
+{
+	struct seen *v = ctx;
+
+	assert_true(v->n < 4);
+	v->f[v->n] = *f;
+	snprintf(v->label[v->n], sizeof(v->label[0]), "%s", f->label);
+	snprintf(v->type[v->n], sizeof(v->type[0]), "%s", f->type);
+	snprintf(v->instance[v->n], sizeof(v->instance[0]), "%s", f->instance);
+	v->n++;
+	return v->n == v->stop_after ? 7 : 0;
+}
+
+static void test_scheme_for_each_function(void **state)
+{
+	struct usb_inproc_host *h = host("scheme.fn");
+	struct gadget_scheme *s = load_ok(two_ports);
+	struct seen v = { 0 };
+
+	(void)state;
+	assert_int_equal(gadget_scheme_for_each_function(s, note_function, &v), 0);
+	assert_int_equal(v.n, 2);
+	assert_string_equal(v.label[0], "acm_GS0");
+	assert_string_equal(v.type[0], "acm");
+	assert_string_equal(v.instance[0], "GS0");
+	assert_string_equal(v.label[1], "acm_GS1");
+	assert_int_equal(v.f[0].links, 2);
+	assert_int_equal(v.f[1].links, 0);
+	assert_non_null(v.f[0].fi);
+	assert_ptr_not_equal(v.f[0].fi, v.f[1].fi);
+	assert_null(v.f[0].f);			/* not bound */
+	assert_true(v.f[0].line > 0);
+
+	assert_int_equal(gadget_scheme_bind(s, "scheme.fn", NULL), 0);
+	v = (struct seen){ .stop_after = 1 };
+	assert_int_equal(gadget_scheme_for_each_function(s, note_function, &v), 7);
+	assert_int_equal(v.n, 1);		/* stopped at the first */
+	assert_non_null(v.f[0].f);
+	assert_true(acm_is(v.f[0].f));
+	v = (struct seen){ 0 };
+	assert_int_equal(gadget_scheme_for_each_function(s, note_function, &v), 0);
+	assert_null(v.f[1].f);			/* linked nowhere: never made */
+	gadget_scheme_unbind(s);
+	v = (struct seen){ 0 };
+	assert_int_equal(gadget_scheme_for_each_function(s, note_function, &v), 0);
+	assert_null(v.f[0].f);
+	gadget_scheme_free(s);
+	usb_inproc_host_destroy(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -517,6 +584,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_scheme_include, make_dir, remove_dir),
 		cmocka_unit_test_setup(test_scheme_out_of_endpoints, setup),
 		cmocka_unit_test_setup(test_scheme_export_round_trip, setup),
+		cmocka_unit_test_setup(test_scheme_for_each_function, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

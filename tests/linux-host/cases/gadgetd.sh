@@ -11,8 +11,16 @@
 # the gadget is removed; then the same scheme served by one
 # composite-gadgetd (all four at once, busids 1-1..1-4) is attached over
 # USB/IP and read the same way. The two must be equal, endpoint numbers
-# aside (what the UDC decides; the direction bit is kept). SIGINT: the
-# daemon exits 0.
+# aside (what the UDC decides; the direction bit is kept). Then the
+# daemon's gadget-side ends (--run-dir): 1 MiB each way between the
+# host's /dev/ttyACM0 and the pty behind run/1-2/acm.GS0, the path that
+# composite-gadgetctl list names; `composite-gadgetctl detach 1-2` frees
+# the host's vhci port and the tty while the daemon serves on, and 1-2
+# attaches again and carries data; two keyboard reports written to
+# run/1-3/hid.usb0 come out of the host's /dev/hidraw0; the ecm
+# function's TAP interface (moved to a network namespace, as in ether.sh)
+# and the host's cdc_ether interface ping each other. SIGINT: the daemon
+# exits 0 and its ends' files are gone.
 LH_LIB=${LH_LIB:-$(cd "$(dirname "$0")/../lib" && pwd)}
 . "$LH_LIB/common.sh"
 
@@ -28,7 +36,10 @@ host_main() {
             lh_fail "copy $_s.scheme"
         if grep -q "$_s.img" "$LH_WORK/$_s.scheme"; then h_blank_image "$_s.img" 8; fi
     done
-    H_OURS_BIN=$LH_GADGETD H_BINS=$LH_USBG_IMPORT h_guest 300 "$1"
+    [ -x "${LH_GADGETCTL:-}" ] || lh_fail "LH_GADGETCTL names no executable"
+    head -c 1048576 /dev/urandom >"$LH_WORK/to_gadget.bin"
+    head -c 1048576 /dev/urandom >"$LH_WORK/to_host.bin"
+    H_OURS_BIN=$LH_GADGETD H_BINS="$LH_USBG_IMPORT $LH_GADGETCTL" h_guest 300 "$1"
 }
 
 # g_dev: the sysfs folder of the attached 1d6b:0104 (both sides use it).
@@ -121,9 +132,113 @@ g_compare() {
     fi
 }
 
+TTY=/dev/ttyACM0
+IP=/usr/sbin/ip          # iproute2 (busybox's ip has no netns)
+HOST_ADDR=10.77.0.1
+GADGET_ADDR=10.77.0.2
+
+g_tty_ready() { [ -c "$TTY" ]; }
+g_tty_gone() { ! [ -e "$TTY" ]; }
+# g_some_tty: a /dev/ttyACM* is there, in TTY (cdc-acm frees the old
+# minor only when its last user is gone: after a quick re-attach the port
+# may be ttyACM1).
+g_some_tty() {
+    for TTY in /dev/ttyACM*; do [ -c "$TTY" ] && return 0; done
+    return 1
+}
+g_ctl() { composite-gadgetctl --control "$CTL" "$@"; }
+# g_listed TEXT: composite-gadgetctl list shows TEXT.
+g_listed() { g_ctl list >"$GW/list.txt" && grep -F -q -- "$1" "$GW/list.txt"; }
+g_expect_listed() {
+    g_listed "$1" || { cat "$GW/list.txt"; lh_fail "composite-gadgetctl list shows no '$1'"; }
+}
+
+# g_acm_data: 1-2's serial port both ways, a detach from the daemon's
+# side, an attach again.
+g_acm_data() {
+    _pty=$RUN/1-2/acm.GS0
+    BUSID=1-2
+    g_attach
+    g_wait 30 "$TTY" g_tty_ready
+    [ -L "$_pty" ] || lh_fail "no link $_pty"
+    grep -F -q "1-2: acm.GS0: $_pty -> /dev/pts/" "$OURS_LOG" ||
+        lh_fail "the daemon's log does not name acm.GS0's pty"
+    g_expect_listed "acm.GS0=$_pty"
+    stty -F "$TTY" 115200 raw -echo || lh_fail "stty 115200 raw"
+    exec 3<>"$TTY"		# DTR up through both copies
+    g_copy_through /host/to_gadget.bin "$TTY" "$_pty" "$GW/got_gadget.bin"
+    g_copy_through /host/to_host.bin "$_pty" "$TTY" "$GW/got_host.bin"
+    exec 3>&-
+    g_ctl detach 1-2 || lh_fail "composite-gadgetctl detach 1-2"
+    g_wait 30 "the vhci port free after composite-gadgetctl detach" g_no_vhci_port
+    g_wait 30 "$TTY to go" g_tty_gone
+    g_proc_alive "$OURS_PID" || { g_ours_log; lh_fail "composite-gadgetd died at the detach"; }
+    g_expect_listed "1-2    detached  -"
+    lh_log "composite-gadgetctl detach 1-2: the host's port is free, the daemon serves on"
+    g_attach
+    g_wait 30 "a ttyACM again" g_some_tty
+    g_expect_listed "1-2    attached  127.0.0.1:"
+    stty -F "$TTY" 115200 raw -echo || lh_fail "stty after the attach"
+    exec 3<>"$TTY"
+    g_copy_through /host/to_host.bin "$_pty" "$TTY" "$GW/got_host2.bin"
+    exec 3>&-
+    lh_log "1-2 attached again: the tty carries data"
+    g_detach
+}
+
+# g_hid_data: two reports (a down, all up) from 1-3's FIFO to hidraw.
+g_hid_data() {
+    BUSID=1-3
+    g_attach
+    g_wait 30 "/dev/hidraw0" test -c /dev/hidraw0
+    g_expect_listed "hid.usb0=$RUN/1-3/hid.usb0"
+    g_two_reports "$RUN/1-3/hid.usb0"
+    g_detach
+}
+
+in_ns() { nsenter -t "$NS_PID" -n "$@"; }
+# g_cdc_ether_if: the interface cdc_ether made, or nothing.
+g_cdc_ether_if() {
+    for _n in /sys/class/net/*; do
+        [ "$(basename "$(readlink -f "$_n/device/driver" 2>/dev/null)")" = cdc_ether ] &&
+            echo "${_n##*/}" && return 0
+    done
+    return 1
+}
+
+# g_ecm_ping: 1-4's TAP interface (in a namespace: one kernel holds both
+# ends) and the host's cdc_ether interface ping each other.
+g_ecm_ping() {
+    g_listed "ecm.usb0=" || { cat "$GW/list.txt"; lh_fail "list names no ecm.usb0 end"; }
+    _tap=$(sed -n 's/.*ecm\.usb0=\([^ ]*\).*/\1/p' "$GW/list.txt")
+    [ -e "/sys/class/net/$_tap" ] || lh_fail "ecm.usb0's TAP interface '$_tap' is not there"
+    $IP link set lo up
+    unshare -n sleep 100000 &
+    NS_PID=$!
+    sleep 0.2
+    $IP link set dev "$_tap" netns "$NS_PID" || lh_fail "move $_tap to the namespace"
+    in_ns $IP addr add "$GADGET_ADDR/24" dev "$_tap" || lh_fail "address $_tap"
+    in_ns $IP link set dev "$_tap" up || lh_fail "up $_tap"
+    # shellcheck disable=SC2034 # g_attach's (guest.sh)
+    BUSID=1-4
+    g_attach
+    g_wait 30 "cdc_ether's interface" g_cdc_ether_if
+    _hif=$(g_cdc_ether_if)
+    $IP addr add "$HOST_ADDR/24" dev "$_hif" || lh_fail "address $_hif"
+    $IP link set dev "$_hif" up || lh_fail "up $_hif"
+    ping -c 2 -W 5 "$GADGET_ADDR" >"$GW/ping.log" 2>&1 ||
+        { cat "$GW/ping.log"; lh_fail "ping host -> ecm.usb0's TAP"; }
+    in_ns ping -c 2 -W 5 "$HOST_ADDR" >"$GW/ping.log" 2>&1 ||
+        { cat "$GW/ping.log"; lh_fail "ping ecm.usb0's TAP -> host"; }
+    lh_log "ecm.usb0's TAP $_tap and the host's $_hif ping each other"
+    g_detach
+}
+
 guest_main() {
+    RUN=$GW/run		# the daemon's --run-dir and --control
+    CTL=$GW/control
     g_host_modules
-    g_mod cdc-acm usbhid hid-generic cdc_ether
+    g_mod cdc-acm usbhid hid-generic cdc_ether tun
     g_configfs usb_f_mass_storage usb_f_acm usb_f_hid usb_f_ecm
     g_dummy_hcd N
     _args=
@@ -133,15 +248,20 @@ guest_main() {
         _args="$_args $_sch.scheme"
     done
     # shellcheck disable=SC2086
-    g_ours_start composite-gadgetd $_args
+    g_ours_start composite-gadgetd $_args --control "$CTL" --run-dir "$RUN"
     FAILED=
     _num=1
     for _sch in $SCHEMES; do
         g_compare "$_sch" "1-$_num"
         _num=$((_num + 1))
     done
-    g_ours_stop INT
     [ -z "$FAILED" ] || lh_fail "the kernel and composite-gadgetd differ for:$FAILED"
+    g_acm_data
+    g_hid_data
+    g_ecm_ping
+    g_ours_stop INT
+    [ -z "$(ls -A "$RUN")" ] || lh_fail "ends left after the exit: $(ls -R "$RUN")"
+    lh_log "the daemon's exit removed its ends"
 }
 
 lh_main "$@"

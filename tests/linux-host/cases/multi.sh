@@ -40,18 +40,6 @@ g_expect_multi_log() {
 
 g_tty_ready() { [ -c "$TTY" ]; }
 
-# g_copy_through SRC_FILE WRITER_DEV READER_DEV OUT: read READER_DEV into
-# OUT (1 MiB) in the background, then write SRC_FILE to WRITER_DEV.
-g_copy_through() {
-    timeout 120 head -c 1048576 "$3" >"$4" &
-    _rd=$!
-    sleep 0.5
-    timeout 120 cat "$1" >"$2" || lh_fail "write $1 to $2"
-    wait "$_rd" || lh_fail "read 1 MiB from $3"
-    cmp "$1" "$4" || lh_fail "bytes through $2 -> $3 differ"
-    lh_log "1 MiB $2 -> $3: $(md5sum <"$4" | cut -c1-32) equal"
-}
-
 # g_keyboard: reports through the hidg pipe to hidraw and the input
 # layer; an LED set by the host comes out of hidg0_out.
 g_keyboard() {
@@ -60,18 +48,11 @@ g_keyboard() {
         grep -q Multifunction "$_e/device/name" 2>/dev/null && _ev=/dev/input/${_e##*/}
     done
     [ -n "$_ev" ] || lh_fail "no input device for the keyboard"
-    # a down (key code 4: 'a'), then all keys up
-    printf '\000\000\004\000\000\000\000\000\000\000\000\000\000\000\000\000' \
-        >"$GW/keys.bin"
-    timeout 20 head -c 16 /dev/hidraw0 >"$GW/hidraw.bin" &
-    _hr=$!
+    # a down (key code 4: 'a'), then all keys up; the input layer's events
+    # read meanwhile
     timeout 20 "$DD" if="$_ev" of="$GW/events.bin" bs=24 count=6 status=none &
     _evr=$!
-    sleep 0.5
-    cat "$GW/keys.bin" >"$GW/hidg0" || lh_fail "write the hidg0 pipe"
-    wait "$_hr" || lh_fail "read 2 reports from /dev/hidraw0"
-    cmp "$GW/keys.bin" "$GW/hidraw.bin" || lh_fail "hidraw0 reports differ from what hidg0 took"
-    lh_log "2 keyboard reports hidg0 -> /dev/hidraw0 byte for byte"
+    g_two_reports "$GW/hidg0"
     # The interrupt endpoint's interval holds (high speed, bInterval 4:
     # 1 ms), though vhci passes the URBs at once: 500 reports (all keys
     # up: nothing for the input layer) take no less than 499 ms, less the

@@ -523,6 +523,34 @@ g_unstage() {
     sync
 }
 
+# g_copy_through SRC_FILE WRITER_DEV READER_DEV OUT: read READER_DEV into
+# OUT (1 MiB) in the background, then write SRC_FILE to WRITER_DEV (a tty
+# and a gadget's pty, either way).
+g_copy_through() {
+    timeout 120 head -c 1048576 "$3" >"$4" &
+    _rd=$!
+    sleep 0.5
+    timeout 120 cat "$1" >"$2" || lh_fail "write $1 to $2"
+    wait "$_rd" || lh_fail "read 1 MiB from $3"
+    cmp "$1" "$4" || lh_fail "bytes through $2 -> $3 differ"
+    lh_log "1 MiB $2 -> $3: $(md5sum <"$4" | cut -c1-32) equal"
+}
+
+# g_two_reports FIFO: a keyboard's key down ('a') and all keys up, written
+# to a gadget's input report FIFO, come out of /dev/hidraw0 byte for byte
+# (in $GW/keys.bin and $GW/hidraw.bin).
+g_two_reports() {
+    printf '\000\000\004\000\000\000\000\000\000\000\000\000\000\000\000\000' \
+        >"$GW/keys.bin"
+    timeout 20 head -c 16 /dev/hidraw0 >"$GW/hidraw.bin" &
+    _hr=$!
+    sleep 0.5
+    cat "$GW/keys.bin" >"$1" || lh_fail "write $1"
+    wait "$_hr" || lh_fail "read 2 reports from /dev/hidraw0"
+    cmp "$GW/keys.bin" "$GW/hidraw.bin" || lh_fail "hidraw0 reports differ from what $1 took"
+    lh_log "2 keyboard reports $1 -> /dev/hidraw0 byte for byte"
+}
+
 # g_no_hung_tasks: the kernel saw no task blocked for long.
 g_no_hung_tasks() {
     if dmesg | grep -E -q 'blocked for more than|BUG:|Oops|WARNING:'; then
