@@ -7,10 +7,10 @@
  * device and its functions; it writes only into the buffers it is given,
  * into a function's descriptor pointers and into an endpoint's desc.
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "core.h"
+#include "port/alloc.h"
 
 enum usb_device_speed composite__speed(const struct usb_composite_dev *cdev)
 {
@@ -287,7 +287,7 @@ struct usb_descriptor_header **usb_copy_descriptors(struct usb_descriptor_header
 	/* One block: the pointer array, then the descriptors (byte-aligned
 	 * packed structures). */
 	ptrs = (n + 1) * sizeof(*ret);
-	mem = malloc(ptrs + bytes);
+	mem = composite__malloc(ptrs + bytes);
 	if (!mem)
 		return NULL;
 	ret = (struct usb_descriptor_header **)(void *)mem;
@@ -303,7 +303,7 @@ struct usb_descriptor_header **usb_copy_descriptors(struct usb_descriptor_header
 
 void usb_free_descriptors(struct usb_descriptor_header **v)
 {
-	free(v);
+	composite__free(v);
 }
 
 void usb_free_all_descriptors(struct usb_function *f)

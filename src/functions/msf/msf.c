@@ -10,11 +10,11 @@
  * Portable C11. Everything but bind/unbind/free_func runs in the event
  * context and only takes the state lock briefly.
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "msf_internal.h"
 #include "msf_os.h"
+#include "port/alloc.h"
 
 static struct fsg_dev *fsg_from_func(struct usb_function *f)
 {
@@ -204,7 +204,7 @@ static void fsg_free_func(struct usb_function *f)
 	struct fsg_dev *fsg = fsg_from_func(f);
 	struct msf_common *common = fsg->common;
 
-	free(fsg);
+	composite__free(fsg);
 	msf__common_put(common);
 }
 
@@ -308,7 +308,7 @@ static int fsg_setup(struct usb_function *f, const struct usb_ctrlrequest *ctrl)
 
 struct usb_function *msf__alloc_function(struct msf_common *common)
 {
-	struct fsg_dev *fsg = calloc(1, sizeof(*fsg));
+	struct fsg_dev *fsg = composite__calloc(1, sizeof(*fsg));
 
 	if (!fsg)
 		return NULL;
