@@ -13,6 +13,9 @@
 #include "core.h"
 #include "port/alloc.h"
 
+_Static_assert(USB_COMP_EP0_BUFSIZ >= 64 && USB_COMP_EP0_BUFSIZ <= 65535,
+	       "USB_COMP_EP0_BUFSIZ: at least one 64-byte packet, at most wLength's range");
+
 /* ---- ep0 request ------------------------------------------------------ */
 
 /* Completion of the core's own ep0 transfers: actions that chapter 9 puts

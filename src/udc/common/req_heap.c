@@ -1,8 +1,8 @@
 /*
  * req_heap.c - ops->alloc_request and ops->free_request for a backend on
- * the transfer engine that has a heap (USB/IP, the in-process host): a
- * struct udcx_req from composite__malloc(). Kept apart from xfer.c, which allocates
- * nothing, so a heap-less backend can bring its own pool instead.
+ * the transfer engine (USB/IP, the in-process host): a struct udcx_req
+ * from the library's allocator (port/alloc.h). Kept apart from xfer.c,
+ * which allocates nothing, so a backend can bring its own pool instead.
  */
 
 #include "udc/common/xfer.h"
