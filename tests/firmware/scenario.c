@@ -22,8 +22,11 @@
 #define POLLS 1000u		/* far above what any step needs */
 
 static uint8_t disk[BLOCKS * BS];
-/* The MSF's buffer ring: static, not from the heap. */
-static uint32_t ring[FSG_RING_BYTES(2, FSG_BUFLEN_MIN) / sizeof(uint32_t)];
+/* The MSF's buffer ring: static, two buffers of the smallest size (one
+ * high-speed packet): every READ/WRITE longer than 512 bytes goes
+ * through it in pieces. */
+#define RING_BUFLEN FSG_BUFLEN_MIN
+static uint32_t ring[FSG_RING_BYTES(2, RING_BUFLEN) / sizeof(uint32_t)];
 static uint8_t data[8 * BS];
 static void (*say)(const char *line);
 
@@ -327,7 +330,7 @@ static int config_bind(struct usb_configuration *c)
 	cfg.luns[0].removable = true;
 	cfg.can_stall = 1;
 	cfg.fsg_num_buffers = 2;
-	cfg.buflen = FSG_BUFLEN_MIN;
+	cfg.buflen = RING_BUFLEN;
 	cfg.ring = ring;
 	cfg.polled = true;
 	rc = fsg_common_create(&common, c->cdev, &cfg);
@@ -427,7 +430,7 @@ static int read_write(uint8_t seed)
 
 	for (uint32_t i = 0; i < sizeof(data); i++)
 		data[i] = pattern(i, seed);
-	/* WRITE(10) 8 blocks at LBA 4: two buffers' worth through the ring. */
+	/* WRITE(10) 8 blocks at LBA 4: 8 pieces through a ring of 2 x 512. */
 	rw10(cdb, 0x2a, 4, 8);
 	CHECK(command(cdb, 10, false, data, sizeof(data), &x, &res) == 0);
 	CHECK(x == (int)sizeof(data) && res == 0);
@@ -440,9 +443,11 @@ static int read_write(uint8_t seed)
 	for (uint32_t i = 0; i < sizeof(data); i++)
 		CHECK(data[i] == pattern(i, seed));
 	/* The data went through the caller's ring (fsg_config.ring): one of
-	 * its two buffers holds them. */
-	CHECK(memcmp(ring, data, sizeof(data)) == 0 ||
-	      memcmp((uint8_t *)ring + FSG_BUFLEN_MIN, data, sizeof(data)) == 0);
+	 * its two buffers still holds the last piece (the CSW went into the
+	 * other). */
+	CHECK(sizeof(data) == 8 * RING_BUFLEN);
+	CHECK(memcmp(ring, data + 7 * RING_BUFLEN, RING_BUFLEN) == 0 ||
+	      memcmp((uint8_t *)ring + RING_BUFLEN, data + 7 * RING_BUFLEN, RING_BUFLEN) == 0);
 	/* Out of range: CHECK CONDITION, LBA OUT OF RANGE. */
 	rw10(cdb, 0x28, BLOCKS, 1);
 	CHECK(command(cdb, 10, true, data, BS, &x, NULL) == 1);
@@ -519,7 +524,8 @@ static int slow_medium(void)
 	CHECK(command(cdb, 10, true, data, sizeof(data), &x, NULL) == 0 && x == (int)sizeof(data));
 	for (uint32_t i = 0; i < sizeof(data); i++)
 		CHECK(data[i] == pattern(i, 1));
-	CHECK(slow.busy_answers == 3);	/* one 4 KiB buffer, busy three times */
+	/* 8 buffer-sized reads, each busy three times. */
+	CHECK(slow.busy_answers == 3 * sizeof(data) / RING_BUFLEN);
 	slow.busy_per_call = slow.busy = 0;
 	return 0;
 }

@@ -313,20 +313,26 @@ int msf__do_set_interface(struct msf_common *common, struct fsg_dev *new_fsg)
 	fsg->bulk_out_enabled = true;
 	common->bulk_out_maxpacket = fsg->bulk_out->desc ?
 		(unsigned)usb_endpoint_maxp(fsg->bulk_out->desc) : fsg->bulk_out->maxpacket;
-	if (common->bulk_out_maxpacket == 0 || common->bulk_out_maxpacket > common->buflen)
+	if (common->bulk_out_maxpacket == 0)
 		common->bulk_out_maxpacket = 512;
 	/*
 	 * Every request but a transfer's last must be whole packets (an IN
 	 * one ending short would end the host's transfer): 1024-byte
-	 * SuperSpeed packets need buflen cut when it is an odd multiple of 512.
+	 * SuperSpeed packets need buflen cut when it is an odd multiple of 512,
+	 * and a buffer smaller than one packet (buflen 512 at SuperSpeed)
+	 * cannot carry a transfer at all: that configuration is refused.
 	 */
 	{
 		unsigned mp = common->bulk_out_maxpacket;
 		unsigned in_mp = fsg->bulk_in->desc ?
 			(unsigned)usb_endpoint_maxp(fsg->bulk_in->desc) : fsg->bulk_in->maxpacket;
 
-		if (in_mp > mp && in_mp <= common->buflen)
+		if (in_mp > mp)
 			mp = in_mp;
+		if (mp > common->buflen) {
+			rc = -USB_EINVAL;
+			goto reset;
+		}
 		common->xfer_buflen = common->buflen - common->buflen % mp;
 	}
 

@@ -86,8 +86,15 @@ static int fsg_bind(struct usb_configuration *c, struct usb_function *f)
 {
 	struct fsg_dev *fsg = fsg_from_func(f);
 	struct usb_gadget *gadget = c->cdev->gadget;
+	enum usb_device_speed drv = c->cdev->driver->max_speed;
 	int rc;
 
+	/* A SuperSpeed bulk packet (1024) must fit in one buffer of the ring:
+	 * a smaller buflen could not run at SuperSpeed, so it is refused here
+	 * rather than at SET_CONFIGURATION. */
+	if (gadget_is_superspeed(gadget) && (drv == USB_SPEED_UNKNOWN || drv >= USB_SPEED_SUPER) &&
+	    fsg->common->buflen < FSG_BUFLEN_MIN_SUPER)
+		return -USB_EINVAL;
 	/* A registry instance's common is created before any device exists. */
 	msf__os_lock(fsg->common->os);
 	fsg->common->cdev = c->cdev;
