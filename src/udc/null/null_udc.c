@@ -57,12 +57,12 @@ struct usb_null_udc {
 	atomic_flag lock;
 #endif
 	struct null_ep ep0;
-	struct null_ep eps[2 * NULL_MAX_PAIRS];
 	unsigned neps;
 	bool registered;
 	bool started;
 	bool pullup;
 	bool ep0_stalled;
+	struct null_ep eps[];	/* neps of them: only the pairs asked for */
 };
 
 static struct usb_null_udc *udc_of(struct usb_gadget *g)
@@ -507,7 +507,7 @@ int usb_null_udc_create(const struct usb_null_udc_config *config, struct usb_nul
 	if (pairs > NULL_MAX_PAIRS || config->max_speed > USB_SPEED_SUPER_PLUS ||
 	    (config->name && (!config->name[0] || strlen(config->name) >= 32)))
 		return -USB_EINVAL;
-	udc = composite__calloc(1, sizeof(*udc));
+	udc = composite__calloc(1, sizeof(*udc) + 2 * pairs * sizeof(udc->eps[0]));
 	if (!udc)
 		return -USB_ENOMEM;
 #ifndef COMPOSITE_IRQ_HOOKS
