@@ -422,6 +422,33 @@ static int identify(void)
 	return 0;
 }
 
+/* The commands the minimal profile leaves out (FW_PROFILE_MINIMAL, set
+ * by tests/firmware/CMakeLists.txt): refused there as unknown codes,
+ * answered in the full profile. */
+static int profile_commands(void)
+{
+	static const uint8_t cap16[16] = { 0x9e, 0x10, [13] = 32 };
+	static const uint8_t read16[16] = { 0x88, [13] = 1 };
+	static const uint8_t msel6[6] = { 0x15, 0x10, 0, 0, 0, 0 };
+	uint8_t b[32];
+	int x;
+
+#ifdef FW_PROFILE_MINIMAL
+	CHECK(command(cap16, 16, true, b, 32, &x, NULL) == 1);
+	CHECK(sense() == 0x052000);
+	CHECK(command(read16, 16, true, b, 0, NULL, NULL) == 1);
+	CHECK(sense() == 0x052000);
+	CHECK(command(msel6, 6, false, NULL, 0, NULL, NULL) == 1);
+	CHECK(sense() == 0x052000);
+#else
+	CHECK(command(cap16, 16, true, b, 32, &x, NULL) == 0 && x == 32);
+	CHECK(get_le32(b + 4) == 0x3f000000u && b[10] == 0x02);	/* 63, 512 */
+	CHECK(command(read16, 16, true, data, BS, &x, NULL) == 0 && x == (int)BS);
+	CHECK(command(msel6, 6, false, NULL, 0, NULL, NULL) == 0);	/* empty list */
+#endif
+	return 0;
+}
+
 static int read_write(uint8_t seed)
 {
 	uint8_t cdb[10];
@@ -578,6 +605,12 @@ int fw_scenario_run(void (*say_line)(const char *line), unsigned long (*allocs)(
 	RUN(configure());
 	RUN(identify());
 	say("configured, identified");
+	RUN(profile_commands());
+#ifdef FW_PROFILE_MINIMAL
+	say("minimal profile: READ CAPACITY(16), READ(16), MODE SELECT refused");
+#else
+	say("full profile: READ CAPACITY(16), READ(16), MODE SELECT answered");
+#endif
 	RUN(read_write(1));
 	say("READ/WRITE checked");
 	RUN(bot_cases());
