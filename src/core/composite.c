@@ -485,6 +485,15 @@ int usb_composite_probe(struct usb_composite_driver *driver)
 	}
 	cdev->gadget = g;
 	driver->cdev = cdev;
+#ifdef COMPOSITE_NO_SUPERSPEED
+	/* Built for full and high speed only: a device that could come up
+	 * at SuperSpeed would have no descriptors for it. */
+	if (g->max_speed >= USB_SPEED_SUPER &&
+	    (driver->max_speed == USB_SPEED_UNKNOWN || driver->max_speed >= USB_SPEED_SUPER)) {
+		ret = -USB_EOPNOTSUPP;
+		goto fail;
+	}
+#endif
 
 	cdev->ep0_buf = composite__malloc(USB_COMP_EP0_BUFSIZ);
 	cdev->req = usb_ep_alloc_request(g->ep0, USB_GFP_KERNEL);

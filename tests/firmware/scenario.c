@@ -354,6 +354,27 @@ static struct usb_composite_driver driver = {
 
 /* ---- steps ---------------------------------------------------------------- */
 
+#ifdef FW_PROFILE_MINIMAL
+/* Built without SuperSpeed: a device that could come up at SuperSpeed is
+ * refused at probe (it would have no descriptors for it), before bind;
+ * the same UDC with a high-speed driver is taken. */
+static int no_superspeed(void)
+{
+	struct usb_null_udc_config c = { .name = "null.ss", .max_speed = USB_SPEED_SUPER,
+					 .num_pairs = 1 };
+	struct usb_composite_driver d = driver;
+	struct usb_null_udc *ss;
+
+	d.udc_name = "null.ss";
+	d.max_speed = USB_SPEED_SUPER;
+	CHECK(usb_null_udc_create(&c, &ss) == 0);
+	CHECK(usb_composite_probe(&d) == -USB_EOPNOTSUPP);
+	CHECK(common == NULL);	/* bind never ran */
+	usb_null_udc_destroy(ss);
+	return 0;
+}
+#endif
+
 static int enumerate(void)
 {
 	uint8_t b[128];
@@ -594,6 +615,9 @@ int fw_scenario_run(void (*say_line)(const char *line), unsigned long (*allocs)(
 	tag = 0;
 	common = NULL;
 	busy_disk_init(&slow, disk, sizeof(disk));
+#ifdef FW_PROFILE_MINIMAL
+	RUN(no_superspeed());
+#endif
 	CHECK(usb_null_udc_create(&uc, &udc) == 0);
 	gadget = usb_null_udc_gadget(udc);
 	CHECK(usb_composite_probe(&driver) == 0);

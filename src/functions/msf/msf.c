@@ -145,8 +145,12 @@ static int fsg_bind(struct usb_configuration *c, struct usb_function *f)
 		(struct usb_descriptor_header *)&fsg->intf_desc;
 	fsg->fs_list[1 + fn_bulk_pair_descs(&fsg->pair, USB_SPEED_FULL, fsg->fs_list + 1)] = NULL;
 	fsg->hs_list[1 + fn_bulk_pair_descs(&fsg->pair, USB_SPEED_HIGH, fsg->hs_list + 1)] = NULL;
+#ifdef COMPOSITE_NO_SUPERSPEED
+	rc = usb_assign_descriptors(f, fsg->fs_list, fsg->hs_list, NULL, NULL);
+#else
 	fsg->ss_list[1 + fn_bulk_pair_descs(&fsg->pair, USB_SPEED_SUPER, fsg->ss_list + 1)] = NULL;
 	rc = usb_assign_descriptors(f, fsg->fs_list, fsg->hs_list, fsg->ss_list, NULL);
+#endif
 	if (rc)
 		goto fail_out;
 	rc = alloc_requests(fsg);
