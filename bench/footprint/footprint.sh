@@ -1,8 +1,8 @@
 #!/bin/sh
 # footprint.sh MAP [LABEL]: what the linker kept of the library in a
 # firmware image, from its GNU ld map file (-Wl,-Map): text (code and
-# constants), data and bss per part (core, MSF, null UDC, port helpers,
-# other library objects) and per object, beside the libc/libgcc it pulls
+# constants), data and bss per part (core, MSF with its endpoint pair,
+# null UDC, port helpers: atomics, allocator, pool; other library objects) and per object, beside the libc/libgcc it pulls
 # in and TinyUSB's figures on the same target (docs/firmware.md). Only
 # input sections that were kept (gc'ed ones are listed apart in the map).
 # Prints a table; exits non-zero only when the map cannot be read.
@@ -24,11 +24,12 @@ function hex(s,    v, i, c) {
 function part(obj) {
 	if (obj ~ /^(errors|log|udc|ep|composite|descriptors|describe|strings|os_desc|ep0)\.c/)
 		return "core";
-	if (obj ~ /^(bot|scsi|scsi_rw|scsi_cdrom|lun|common|msf|params|handle|msf_instance|backend_mem|worker_none|backend_file_none)\.c/)
+	# bulk_pair.c (functions/common) is the MSF'"'"'s endpoint pair.
+	if (obj ~ /^(bot|scsi|scsi_rw|scsi_cdrom|lun|common|msf|params|handle|msf_instance|backend_mem|worker_none|backend_file_none|bulk_pair)\.c/)
 		return "msf";
 	if (obj ~ /^null_udc\.c/)
 		return "null-udc";
-	if (obj ~ /^atomic_irq\.c/)
+	if (obj ~ /^(atomic_irq|alloc|pool)\.c/)
 		return "port";
 	return "other";
 }
@@ -70,6 +71,9 @@ END {
 	printf "%-14s %8d %6d %6d\n", "library", tt, td, tb
 	printf "%-14s %8d %6d %6d\n", "core+msf", sz["core", "text"] + sz["msf", "text"],
 	       sz["core", "data"] + sz["msf", "data"], sz["core", "bss"] + sz["msf", "bss"]
+	printf "%-14s %8d %6d %6d\n", "core+msf+port", sz["core", "text"] + sz["msf", "text"] + sz["port", "text"],
+	       sz["core", "data"] + sz["msf", "data"] + sz["port", "data"],
+	       sz["core", "bss"] + sz["msf", "bss"] + sz["port", "bss"]
 	printf "%-14s %8d %6d %6d\n", "libc+libgcc", sz["libc+libgcc", "text"],
 	       sz["libc+libgcc", "data"], sz["libc+libgcc", "bss"]
 	printf "%-14s %8s %6s %6s\n", "TinyUSB (ref)", "7700", "-", "900"

@@ -57,8 +57,15 @@ extern "C" {
  */
 #define USB_GADGET_DELAYED_STATUS 0x7fff
 
-/* Size of the ep0 request buffer cdev->req->buf. */
+/* Size of the ep0 request buffer cdev->req->buf: Linux's 4096 unless the
+ * build sets it (cmake COMPOSITE_EP0_BUFSIZ, a public definition, so the
+ * library and its users agree; firmware builds choose 256 by default).
+ * A descriptor the core would reply with (configuration, string, BOS, OS
+ * descriptors) that does not fit is stalled; a function queueing cdev->req
+ * keeps its data stages within it. */
+#ifndef USB_COMP_EP0_BUFSIZ
 #define USB_COMP_EP0_BUFSIZ 4096
+#endif
 
 /* Interfaces per configuration, functions per configuration. */
 #define MAX_CONFIG_INTERFACES 16

@@ -56,7 +56,10 @@ extern "C" {
 #define FSG_NUM_BUFFERS_MIN 2u
 #define FSG_NUM_BUFFERS_MAX 32u
 #define FSG_BUFLEN_DEFAULT (64u * 1024u)
-#define FSG_BUFLEN_MIN 4096u		/* and a multiple of 512 */
+/* 512: one high-speed packet (firmware's transfer buffer); a device that
+ * can run at SuperSpeed needs at least 1024 (fsg_bind() refuses less). */
+#define FSG_BUFLEN_MIN 512u		/* and a multiple of 512 */
+#define FSG_BUFLEN_MIN_SUPER 1024u	/* a device that can run at SuperSpeed */
 #define FSG_BUFLEN_MAX (1024u * 1024u)
 
 /* Lengths of the INQUIRY identification fields (space padded on the wire). */
@@ -227,7 +230,11 @@ struct fsg_lun_config {
  * @fsg_num_buffers: buffers in the ring (FSG_NUM_BUFFERS_MIN..MAX), 0 for
  *	FSG_NUM_BUFFERS_DEFAULT.
  * @buflen: bytes per buffer (FSG_BUFLEN_MIN..MAX, multiple of 512), 0 for
- *	FSG_BUFLEN_DEFAULT.
+ *	FSG_BUFLEN_DEFAULT. READ and WRITE move through the ring one buffer
+ *	at a time, so any length a host asks for works with any buflen;
+ *	at least one bulk packet: 512 for a full/high-speed device, 1024
+ *	when the UDC and the driver can run at SuperSpeed (fsg_bind() fails
+ *	with -USB_EINVAL otherwise).
  * @exit_on_signal: the worker stops when the process gets SIGINT or
  *	SIGTERM (POSIX builds): it closes the backing files and calls
  *	ops->thread_exits. This installs handlers for both signals while

@@ -8,10 +8,13 @@
  */
 #include <assert.h>
 #include <stdatomic.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "core.h"
+#include "port/alloc.h"
+
+_Static_assert(USB_COMP_EP0_BUFSIZ >= 64 && USB_COMP_EP0_BUFSIZ <= 65535,
+	       "USB_COMP_EP0_BUFSIZ: at least one 64-byte packet, at most wLength's range");
 
 /* ---- ep0 request ------------------------------------------------------ */
 
@@ -445,13 +448,13 @@ static void teardown(struct usb_composite_dev *cdev, bool driver_bound)
 			(void)usb_ep_dequeue(g->ep0, cdev->req);
 		usb_ep_free_request(g->ep0, cdev->req);
 	}
-	free(cdev->ep0_buf);
+	composite__free(cdev->ep0_buf);
 	composite__gstrings_free(cdev);
 	g->state = USB_STATE_NOTATTACHED;
 	g->remote_wakeup_armed = 0;
 	composite__udc_release(g);
 	driver->cdev = NULL;
-	free(cdev);
+	composite__free(cdev);
 }
 
 int usb_composite_probe(struct usb_composite_driver *driver)
@@ -464,7 +467,7 @@ int usb_composite_probe(struct usb_composite_driver *driver)
 		return -USB_EINVAL;
 	if (driver->cdev)
 		return -USB_EBUSY;
-	cdev = calloc(1, sizeof(*cdev));
+	cdev = composite__calloc(1, sizeof(*cdev));
 	if (!cdev)
 		return -USB_ENOMEM;
 	INIT_LIST_HEAD(&cdev->configs);
@@ -477,13 +480,22 @@ int usb_composite_probe(struct usb_composite_driver *driver)
 
 	g = composite__udc_claim(driver->udc_name, cdev);
 	if (!g) {
-		free(cdev);
+		composite__free(cdev);
 		return -USB_ENODEV;
 	}
 	cdev->gadget = g;
 	driver->cdev = cdev;
+#ifdef COMPOSITE_NO_SUPERSPEED
+	/* Built for full and high speed only: a device that could come up
+	 * at SuperSpeed would have no descriptors for it. */
+	if (g->max_speed >= USB_SPEED_SUPER &&
+	    (driver->max_speed == USB_SPEED_UNKNOWN || driver->max_speed >= USB_SPEED_SUPER)) {
+		ret = -USB_EOPNOTSUPP;
+		goto fail;
+	}
+#endif
 
-	cdev->ep0_buf = malloc(USB_COMP_EP0_BUFSIZ);
+	cdev->ep0_buf = composite__malloc(USB_COMP_EP0_BUFSIZ);
 	cdev->req = usb_ep_alloc_request(g->ep0, USB_GFP_KERNEL);
 	if (!cdev->ep0_buf || !cdev->req) {
 		ret = -USB_ENOMEM;

@@ -26,6 +26,18 @@
 /* Default bMaxPower when a configuration's MaxPower is 0 (mA). */
 #define COMPOSITE__DEFAULT_MA 2u
 
+/*
+ * COMPOSITE_NO_SUPERSPEED (the minimal profile): full and high speed only.
+ * The SuperSpeed branches test this, so they fold away at compile time;
+ * probe refuses a device that could run at SuperSpeed, and functions'
+ * SuperSpeed descriptor lists are not copied.
+ */
+#ifdef COMPOSITE_NO_SUPERSPEED
+#define composite__super(speed) ((void)(speed), false)
+#else
+#define composite__super(speed) ((speed) >= USB_SPEED_SUPER)
+#endif
+
 /* ---- log.c ------------------------------------------------------------ */
 
 /* A diagnostic line on stderr (compiled out with COMPOSITE_NO_STDIO).

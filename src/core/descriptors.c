@@ -7,10 +7,10 @@
  * device and its functions; it writes only into the buffers it is given,
  * into a function's descriptor pointers and into an endpoint's desc.
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "core.h"
+#include "port/alloc.h"
 
 enum usb_device_speed composite__speed(const struct usb_composite_dev *cdev)
 {
@@ -34,12 +34,16 @@ struct usb_descriptor_header **composite__function_descs(const struct usb_functi
 {
 	switch (speed) {
 	case USB_SPEED_SUPER_PLUS:
+#ifndef COMPOSITE_NO_SUPERSPEED	/* else refused at probe */
 		if (f->ssp_descriptors)
 			return f->ssp_descriptors;
+#endif
 		/* fall through */
 	case USB_SPEED_SUPER:
+#ifndef COMPOSITE_NO_SUPERSPEED
 		if (f->ss_descriptors)
 			return f->ss_descriptors;
+#endif
 		/* fall through */
 	case USB_SPEED_HIGH:
 		if (f->hs_descriptors)
@@ -55,7 +59,7 @@ static uint16_t bcd_usb(const struct usb_composite_dev *cdev)
 {
 	uint16_t bcd = USB_LE16_TO_CPU(cdev->desc.bcdUSB);
 
-	if (composite__speed(cdev) >= USB_SPEED_SUPER)
+	if (composite__super(composite__speed(cdev)))
 		return bcd < 0x0300 ? 0x0320 : bcd;
 	/* A USB 3 device running at high or full speed reports 2.10. */
 	if (bcd >= 0x0300)
@@ -75,7 +79,7 @@ static uint8_t ep0_maxpacket(const struct usb_composite_dev *cdev)
 {
 	unsigned mp = cdev->gadget->ep0->maxpacket;
 
-	if (composite__speed(cdev) >= USB_SPEED_SUPER)
+	if (composite__super(composite__speed(cdev)))
 		return 9;	/* 2^9 = 512 */
 	return (uint8_t)(mp && mp <= 64 ? mp : 64);
 }
@@ -136,7 +140,7 @@ static int append(uint8_t *buf, size_t cap, size_t len,
 static uint8_t max_power(const struct usb_configuration *c, enum usb_device_speed speed)
 {
 	unsigned ma = c->MaxPower ? c->MaxPower : COMPOSITE__DEFAULT_MA;
-	unsigned unit = speed >= USB_SPEED_SUPER ? 8u : 2u;
+	unsigned unit = composite__super(speed) ? 8u : 2u;
 	unsigned v = (ma + unit - 1u) / unit;
 
 	return (uint8_t)(v > 0xffu ? 0xffu : v);
@@ -184,7 +188,7 @@ int composite__bos_desc(struct usb_composite_dev *cdev, uint8_t *buf, size_t cap
 	struct usb_ext_cap_descriptor ext;
 	struct usb_ss_cap_descriptor ss;
 	size_t len = USB_DT_BOS_SIZE;
-	bool super = gadget_is_superspeed(cdev->gadget) &&
+	bool super = composite__super(cdev->gadget->max_speed) &&
 		     (cdev->driver->max_speed == USB_SPEED_UNKNOWN ||
 		      cdev->driver->max_speed >= USB_SPEED_SUPER);
 
@@ -287,7 +291,7 @@ struct usb_descriptor_header **usb_copy_descriptors(struct usb_descriptor_header
 	/* One block: the pointer array, then the descriptors (byte-aligned
 	 * packed structures). */
 	ptrs = (n + 1) * sizeof(*ret);
-	mem = malloc(ptrs + bytes);
+	mem = composite__malloc(ptrs + bytes);
 	if (!mem)
 		return NULL;
 	ret = (struct usb_descriptor_header **)(void *)mem;
@@ -303,7 +307,7 @@ struct usb_descriptor_header **usb_copy_descriptors(struct usb_descriptor_header
 
 void usb_free_descriptors(struct usb_descriptor_header **v)
 {
-	free(v);
+	composite__free(v);
 }
 
 void usb_free_all_descriptors(struct usb_function *f)
@@ -325,7 +329,11 @@ int usb_assign_descriptors(struct usb_function *f,
 			   struct usb_descriptor_header **ss,
 			   struct usb_descriptor_header **ssp)
 {
+#ifdef COMPOSITE_NO_SUPERSPEED
+	struct usb_descriptor_header **src[4] = { fs, hs, NULL, NULL };	/* never used */
+#else
 	struct usb_descriptor_header **src[4] = { fs, hs, ss, ssp };
+#endif
 	struct usb_descriptor_header **copy[4] = { NULL, NULL, NULL, NULL };
 	unsigned i;
 
@@ -369,7 +377,7 @@ int config_ep_by_speed(struct usb_gadget *g, struct usb_function *f, struct usb_
 		ep->desc = d;
 		ep->comp_desc = NULL;
 		ep->maxburst = 0;
-		if (speed >= USB_SPEED_SUPER && v[1] &&
+		if (composite__super(speed) && v[1] &&
 		    v[1]->bDescriptorType == USB_DT_SS_ENDPOINT_COMP &&
 		    v[1]->bLength >= USB_DT_SS_EP_COMP_SIZE) {
 			ep->comp_desc = (const void *)v[1];

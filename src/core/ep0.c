@@ -103,7 +103,7 @@ static int get_descriptor(struct usb_composite_dev *cdev, struct setup *s)
 		return composite__config_desc(cdev, c, speed, USB_DT_CONFIG, buf,
 					      USB_COMP_EP0_BUFSIZ);
 	case USB_DT_OTHER_SPEED_CONFIG:
-		if (!composite__dualspeed(cdev) || speed >= USB_SPEED_SUPER)
+		if (!composite__dualspeed(cdev) || composite__super(speed))
 			return -USB_EPIPE;
 		c = composite__config_at(cdev, index);
 		if (!c)
@@ -114,7 +114,7 @@ static int get_descriptor(struct usb_composite_dev *cdev, struct setup *s)
 					      USB_DT_OTHER_SPEED_CONFIG, buf,
 					      USB_COMP_EP0_BUFSIZ);
 	case USB_DT_DEVICE_QUALIFIER:
-		if (index || !composite__dualspeed(cdev) || speed >= USB_SPEED_SUPER)
+		if (index || !composite__dualspeed(cdev) || composite__super(speed))
 			return -USB_EPIPE;
 		return composite__qualifier_desc(cdev, buf, USB_COMP_EP0_BUFSIZ);
 	case USB_DT_STRING:
@@ -321,7 +321,7 @@ static int feature(struct usb_composite_dev *cdev, struct setup *s, bool set)
 		}
 		if ((s->value == USB_DEVICE_U1_ENABLE || s->value == USB_DEVICE_U2_ENABLE ||
 		     s->value == USB_DEVICE_LTM_ENABLE) &&
-		    composite__speed(cdev) >= USB_SPEED_SUPER &&
+		    composite__super(composite__speed(cdev)) &&
 		    state(cdev) == USB_STATE_CONFIGURED)
 			return STATUS_ONLY;	/* link power states: nothing to do here */
 		return -USB_EPIPE;
@@ -358,7 +358,7 @@ static int set_address(struct usb_composite_dev *cdev, struct setup *s)
 /* USB 3 enumeration requests: accepted (and ignored) at SuperSpeed. */
 static int usb3_request(struct usb_composite_dev *cdev, struct setup *s)
 {
-	if (composite__speed(cdev) < USB_SPEED_SUPER || s->in ||
+	if (!composite__super(composite__speed(cdev)) || s->in ||
 	    s->recip != USB_RECIP_DEVICE || s->index || !addressed(cdev))
 		return -USB_EPIPE;
 	if (s->req == USB_REQ_SET_ISOCH_DELAY)

@@ -7,10 +7,10 @@
  * ids in tables handed to usb_string_ids_tab(); it owns the copies
  * usb_gstrings_attach() makes (cdev->gstrings, freed at unregister).
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "core.h"
+#include "port/alloc.h"
 
 #define MAX_STRING_ID 254
 #define MAX_LANGS 32
@@ -77,7 +77,7 @@ static struct gstrings_copy *copy_tables(struct usb_gadget_strings **sp, unsigne
 	struct gstrings_copy *c;
 	struct usb_string *str;
 
-	c = calloc(1, sizeof(*c) + (n_tabs + 1) * sizeof(*c->tabs) + n_tabs * sizeof(*tab) +
+	c = composite__calloc(1, sizeof(*c) + (n_tabs + 1) * sizeof(*c->tabs) + n_tabs * sizeof(*tab) +
 			      (size_t)n_tabs * (n_strings + 1) * sizeof(*str));
 	if (!c)
 		return NULL;
@@ -112,7 +112,7 @@ struct usb_string *usb_gstrings_attach(struct usb_composite_dev *cdev,
 		return usb_err_ptr(-USB_ENOMEM);
 	first = usb_string_ids_n(cdev, n_strings);
 	if (first < 0) {
-		free(c);
+		composite__free(c);
 		return usb_err_ptr(first);
 	}
 	for (unsigned t = 0; t < n_tabs; t++)
@@ -129,7 +129,7 @@ void composite__gstrings_free(struct usb_composite_dev *cdev)
 							   struct gstrings_copy, list);
 
 		list_del(&c->list);
-		free(c);
+		composite__free(c);
 	}
 }
 

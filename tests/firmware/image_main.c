@@ -2,12 +2,17 @@
  * image_main.c - the firmware scenario (scenario.h) as a bare-metal image:
  * output and the exit status through Arm semihosting (qemu
  * -semihosting-config enable=on), and the port's critical-section hooks
- * (composite/port.h) on PRIMASK. The heap is counted (the link wraps
- * malloc, calloc and realloc) so the scenario can check that nothing is
- * allocated after bind.
+ * (composite/port.h) on PRIMASK. There is no heap: the library's objects
+ * come from a static pool (usb_port_pool_init()), whose allocation count
+ * lets the scenario check that nothing is allocated after bind, and the
+ * link leaves malloc, calloc, realloc and free undefined (CMakeLists.txt).
  */
 #include <stddef.h>
 #include <stdint.h>
+
+#ifndef FW_POOL_BYTES
+#define FW_POOL_BYTES 16384
+#endif
 
 #include "composite/port.h"
 #include "scenario.h"
@@ -62,46 +67,36 @@ void usb_port_irq_restore(unsigned long flags)
 	__asm__ volatile("msr primask, %0" :: "r"(flags) : "memory");
 }
 
-static unsigned long heap_allocs, heap_bytes;
-
-void *__real_malloc(size_t size);
-void *__real_calloc(size_t n, size_t size);
-void *__real_realloc(void *p, size_t size);
-void *__wrap_malloc(size_t size);
-void *__wrap_calloc(size_t n, size_t size);
-void *__wrap_realloc(void *p, size_t size);
-
-void *__wrap_malloc(size_t size)
-{
-	heap_allocs++;
-	heap_bytes += size;
-	return __real_malloc(size);
-}
-
-void *__wrap_calloc(size_t n, size_t size)
-{
-	heap_allocs++;
-	heap_bytes += n * size;
-	return __real_calloc(n, size);
-}
-
-void *__wrap_realloc(void *p, size_t size)
-{
-	heap_allocs++;
-	heap_bytes += size;
-	return __real_realloc(p, size);
-}
+/* The library's storage (COMPOSITE_NO_HEAP: the image has no heap at all;
+ * the link makes malloc and friends undefined). Sized from the peak this
+ * scenario reports, with room to spare. */
+static _Alignas(8) unsigned char pool[FW_POOL_BYTES];
 
 static unsigned long allocs(void)
 {
-	return heap_allocs;
+	struct usb_port_pool_stats st;
+
+	return usb_port_pool_stats(&st) ? 0 : st.allocs;
 }
 
 int main(void)
 {
-	int rc = fw_scenario_run(say, allocs);
+	struct usb_port_pool_stats st;
+	int rc;
 
-	fw_say_num("heap requested in all (bytes): ", heap_bytes);
+	if (usb_port_pool_init(pool, sizeof(pool))) {
+		say("FAILED: usb_port_pool_init");
+		return 1;
+	}
+	rc = fw_scenario_run(say, allocs);
+	if (usb_port_pool_stats(&st) == 0) {
+		fw_say_num("static pool peak (bytes): ", (unsigned long)st.peak);
+		fw_say_num("static pool in use after unregister (bytes): ", (unsigned long)st.used);
+		if (st.used) {
+			say("FAILED: objects left in the pool");
+			rc = 1;
+		}
+	}
 
 	say(rc ? "FAILED" : "passed");
 	return rc ? 1 : 0;

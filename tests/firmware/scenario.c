@@ -22,8 +22,11 @@
 #define POLLS 1000u		/* far above what any step needs */
 
 static uint8_t disk[BLOCKS * BS];
-/* The MSF's buffer ring: static, not from the heap. */
-static uint32_t ring[FSG_RING_BYTES(2, FSG_BUFLEN_MIN) / sizeof(uint32_t)];
+/* The MSF's buffer ring: static, two buffers of the smallest size (one
+ * high-speed packet): every READ/WRITE longer than 512 bytes goes
+ * through it in pieces. */
+#define RING_BUFLEN FSG_BUFLEN_MIN
+static uint32_t ring[FSG_RING_BYTES(2, RING_BUFLEN) / sizeof(uint32_t)];
 static uint8_t data[8 * BS];
 static void (*say)(const char *line);
 
@@ -327,7 +330,7 @@ static int config_bind(struct usb_configuration *c)
 	cfg.luns[0].removable = true;
 	cfg.can_stall = 1;
 	cfg.fsg_num_buffers = 2;
-	cfg.buflen = FSG_BUFLEN_MIN;
+	cfg.buflen = RING_BUFLEN;
 	cfg.ring = ring;
 	cfg.polled = true;
 	rc = fsg_common_create(&common, c->cdev, &cfg);
@@ -350,6 +353,27 @@ static struct usb_composite_driver driver = {
 };
 
 /* ---- steps ---------------------------------------------------------------- */
+
+#ifdef FW_PROFILE_MINIMAL
+/* Built without SuperSpeed: a device that could come up at SuperSpeed is
+ * refused at probe (it would have no descriptors for it), before bind;
+ * the same UDC with a high-speed driver is taken. */
+static int no_superspeed(void)
+{
+	struct usb_null_udc_config c = { .name = "null.ss", .max_speed = USB_SPEED_SUPER,
+					 .num_pairs = 1 };
+	struct usb_composite_driver d = driver;
+	struct usb_null_udc *ss;
+
+	d.udc_name = "null.ss";
+	d.max_speed = USB_SPEED_SUPER;
+	CHECK(usb_null_udc_create(&c, &ss) == 0);
+	CHECK(usb_composite_probe(&d) == -USB_EOPNOTSUPP);
+	CHECK(common == NULL);	/* bind never ran */
+	usb_null_udc_destroy(ss);
+	return 0;
+}
+#endif
 
 static int enumerate(void)
 {
@@ -419,6 +443,33 @@ static int identify(void)
 	return 0;
 }
 
+/* The commands the minimal profile leaves out (FW_PROFILE_MINIMAL, set
+ * by tests/firmware/CMakeLists.txt): refused there as unknown codes,
+ * answered in the full profile. */
+static int profile_commands(void)
+{
+	static const uint8_t cap16[16] = { 0x9e, 0x10, [13] = 32 };
+	static const uint8_t read16[16] = { 0x88, [13] = 1 };
+	static const uint8_t msel6[6] = { 0x15, 0x10, 0, 0, 0, 0 };
+	uint8_t b[32];
+	int x;
+
+#ifdef FW_PROFILE_MINIMAL
+	CHECK(command(cap16, 16, true, b, 32, &x, NULL) == 1);
+	CHECK(sense() == 0x052000);
+	CHECK(command(read16, 16, true, b, 0, NULL, NULL) == 1);
+	CHECK(sense() == 0x052000);
+	CHECK(command(msel6, 6, false, NULL, 0, NULL, NULL) == 1);
+	CHECK(sense() == 0x052000);
+#else
+	CHECK(command(cap16, 16, true, b, 32, &x, NULL) == 0 && x == 32);
+	CHECK(get_le32(b + 4) == 0x3f000000u && b[10] == 0x02);	/* 63, 512 */
+	CHECK(command(read16, 16, true, data, BS, &x, NULL) == 0 && x == (int)BS);
+	CHECK(command(msel6, 6, false, NULL, 0, NULL, NULL) == 0);	/* empty list */
+#endif
+	return 0;
+}
+
 static int read_write(uint8_t seed)
 {
 	uint8_t cdb[10];
@@ -427,7 +478,7 @@ static int read_write(uint8_t seed)
 
 	for (uint32_t i = 0; i < sizeof(data); i++)
 		data[i] = pattern(i, seed);
-	/* WRITE(10) 8 blocks at LBA 4: two buffers' worth through the ring. */
+	/* WRITE(10) 8 blocks at LBA 4: 8 pieces through a ring of 2 x 512. */
 	rw10(cdb, 0x2a, 4, 8);
 	CHECK(command(cdb, 10, false, data, sizeof(data), &x, &res) == 0);
 	CHECK(x == (int)sizeof(data) && res == 0);
@@ -440,9 +491,11 @@ static int read_write(uint8_t seed)
 	for (uint32_t i = 0; i < sizeof(data); i++)
 		CHECK(data[i] == pattern(i, seed));
 	/* The data went through the caller's ring (fsg_config.ring): one of
-	 * its two buffers holds them. */
-	CHECK(memcmp(ring, data, sizeof(data)) == 0 ||
-	      memcmp((uint8_t *)ring + FSG_BUFLEN_MIN, data, sizeof(data)) == 0);
+	 * its two buffers still holds the last piece (the CSW went into the
+	 * other). */
+	CHECK(sizeof(data) == 8 * RING_BUFLEN);
+	CHECK(memcmp(ring, data + 7 * RING_BUFLEN, RING_BUFLEN) == 0 ||
+	      memcmp((uint8_t *)ring + RING_BUFLEN, data + 7 * RING_BUFLEN, RING_BUFLEN) == 0);
 	/* Out of range: CHECK CONDITION, LBA OUT OF RANGE. */
 	rw10(cdb, 0x28, BLOCKS, 1);
 	CHECK(command(cdb, 10, true, data, BS, &x, NULL) == 1);
@@ -519,7 +572,8 @@ static int slow_medium(void)
 	CHECK(command(cdb, 10, true, data, sizeof(data), &x, NULL) == 0 && x == (int)sizeof(data));
 	for (uint32_t i = 0; i < sizeof(data); i++)
 		CHECK(data[i] == pattern(i, 1));
-	CHECK(slow.busy_answers == 3);	/* one 4 KiB buffer, busy three times */
+	/* 8 buffer-sized reads, each busy three times. */
+	CHECK(slow.busy_answers == 3 * sizeof(data) / RING_BUFLEN);
 	slow.busy_per_call = slow.busy = 0;
 	return 0;
 }
@@ -561,6 +615,9 @@ int fw_scenario_run(void (*say_line)(const char *line), unsigned long (*allocs)(
 	tag = 0;
 	common = NULL;
 	busy_disk_init(&slow, disk, sizeof(disk));
+#ifdef FW_PROFILE_MINIMAL
+	RUN(no_superspeed());
+#endif
 	CHECK(usb_null_udc_create(&uc, &udc) == 0);
 	gadget = usb_null_udc_gadget(udc);
 	CHECK(usb_composite_probe(&driver) == 0);
@@ -572,6 +629,12 @@ int fw_scenario_run(void (*say_line)(const char *line), unsigned long (*allocs)(
 	RUN(configure());
 	RUN(identify());
 	say("configured, identified");
+	RUN(profile_commands());
+#ifdef FW_PROFILE_MINIMAL
+	say("minimal profile: READ CAPACITY(16), READ(16), MODE SELECT refused");
+#else
+	say("full profile: READ CAPACITY(16), READ(16), MODE SELECT answered");
+#endif
 	RUN(read_write(1));
 	say("READ/WRITE checked");
 	RUN(bot_cases());

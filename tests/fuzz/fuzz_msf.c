@@ -211,7 +211,7 @@ static struct dut *dut_up(struct input *in)
 	d->cfg.nluns = NLUNS;
 	d->cfg.can_stall = (setup & 0x04) == 0;
 	d->cfg.fsg_num_buffers = FSG_NUM_BUFFERS_MIN + (setup >> 3) % 3;
-	d->cfg.buflen = (setup & 0x20) ? FSG_BUFLEN_MIN : 0;
+	d->cfg.buflen = (setup & 0x20) ? FSG_BUFLEN_MIN_SUPER : 0;	/* a SuperSpeed device */
 	d->cfg.luns[0].backend = mem_new(256 * 512, 512);
 	d->cfg.luns[0].nofua = (setup & 0x40) != 0;
 	d->cfg.luns[1].backend = mem_new(32 * 2048, 2048);

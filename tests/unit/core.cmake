@@ -29,7 +29,8 @@ endforeach()
 file(GLOB core_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/core/*.c)
 add_library(core_portability OBJECT ${core_sources})
 target_include_directories(core_portability BEFORE PRIVATE ${core_shadow})
-target_include_directories(core_portability PRIVATE ${PROJECT_SOURCE_DIR}/include)
+target_include_directories(core_portability PRIVATE ${PROJECT_SOURCE_DIR}/include
+                           ${PROJECT_SOURCE_DIR}/src)
 target_compile_definitions(core_portability PRIVATE COMPOSITE_BUILDING_CORE)
 target_compile_options(core_portability PRIVATE -std=c11 -pedantic-errors
                        -Werror=implicit-function-declaration -U_GNU_SOURCE

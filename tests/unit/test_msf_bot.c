@@ -361,6 +361,88 @@ static void test_msf_bot_super_speed(void **state)
 	msf_fx_free(fx);
 }
 
+/* A 512-byte ring (firmware's smallest, 2 buffers): READ and WRITE far
+ * longer than the ring go through it one buffer at a time, at high speed
+ * (one packet a buffer) and at full speed (8 packets a buffer); the BOT
+ * cases keep their residues. */
+static void test_msf_bot_small_ring(void **state)
+{
+	static const enum usb_device_speed speeds[] = { USB_SPEED_HIGH, USB_SPEED_FULL };
+	static const uint8_t inq[6] = { 0x12, 0, 0, 0, 36, 0 };
+	uint8_t *buf = malloc(130 * 512);
+	uint8_t wr[10] = { 0x2a, 0, 0, 0, 0, 0, 0, 0, 130, 0 };
+
+	(void)state;
+	assert_non_null(buf);
+	for (unsigned k = 0; k < 2; k++) {
+		struct msf_fx *fx = msf_fx_new();
+		uint32_t residue = 1;
+		int x = 0;
+
+		fx->cfg.luns[0].backend = msf_fx_mem(BLOCKS, 512);
+		fx->cfg.fsg_num_buffers = 2;
+		fx->cfg.buflen = FSG_BUFLEN_MIN;
+		assert_int_equal(FSG_BUFLEN_MIN, 512);
+		msf_fx_up(fx, speeds[k]);
+		assert_int_equal(fx->maxpacket, k == 0 ? 512 : 64);
+		assert_int_equal(msf_fx_clear_ua(fx, 0), 0);
+		for (unsigned i = 0; i < 130 * 512; i++)
+			buf[i] = (uint8_t)(i * 13u + k);
+		assert_int_equal(msf_fx_cmd(fx, 0, wr, 10, false, buf, 130 * 512, &x, &residue), 0);
+		assert_int_equal(x, 130 * 512);
+		assert_int_equal(residue, 0);
+		memset(buf, 0, 130 * 512);
+		assert_int_equal(msf_fx_read10(fx, 0, 0, 130, buf, 130 * 512, 0), 0);
+		for (unsigned i = 0; i < 130 * 512; i++)
+			assert_int_equal(buf[i], (uint8_t)(i * 13u + k));
+		/* Case 5: 36 bytes of 1000 asked, the stall, residue 964. */
+		assert_int_equal(msf_fx_cmd(fx, 0, inq, 6, true, buf, 1000, &x, &residue), 0);
+		assert_int_equal(x, 36);
+		assert_int_equal(residue, 964);
+		/* Case 7 (Hi < Di): 3 blocks of READ with 2 blocks' length. */
+		assert_int_equal(msf_fx_cmd(fx, 0, (const uint8_t[10]){ 0x28, 0, 0, 0, 0, 0, 0, 0, 3, 0 },
+					    10, true, buf, 1024, &x, &residue), 2);
+		assert_int_equal(msf_fx_reset_recovery(fx), 0);
+		assert_int_equal(msf_fx_read10(fx, 0, 129, 1, buf, 512, 0), 0);
+		for (unsigned i = 0; i < 512; i++)
+			assert_int_equal(buf[i], (uint8_t)((129 * 512 + i) * 13u + k));
+		msf_fx_free(fx);
+	}
+	free(buf);
+}
+
+/* A device that can run at SuperSpeed needs a buffer of at least one
+ * 1024-byte packet: 512 is refused at bind, 1024 works. */
+static void test_msf_bot_small_ring_super_speed(void **state)
+{
+	struct msf_fx *fx = msf_fx_new_max(USB_SPEED_SUPER);
+	uint8_t buf[4096];
+
+	(void)state;
+	fx->cfg.luns[0].backend = msf_fx_mem(BLOCKS, 512);
+	fx->cfg.fsg_num_buffers = 2;
+	fx->cfg.buflen = 512;
+	assert_int_equal(msf_fx_probe(fx), -USB_EINVAL);
+	msf_fx_free(fx);
+
+	fx = msf_fx_new_max(USB_SPEED_SUPER);
+	fx->cfg.luns[0].backend = msf_fx_mem(BLOCKS, 512);
+	fx->cfg.fsg_num_buffers = 2;
+	fx->cfg.buflen = FSG_BUFLEN_MIN_SUPER;
+	assert_int_equal(FSG_BUFLEN_MIN_SUPER, 1024);
+	msf_fx_up(fx, USB_SPEED_SUPER);
+	assert_int_equal(fx->maxpacket, 1024);
+	assert_int_equal(msf_fx_clear_ua(fx, 0), 0);
+	for (unsigned i = 0; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)(i * 5u);
+	assert_int_equal(msf_fx_write10(fx, 0, 8, 8, buf, sizeof(buf), 0), 0);
+	memset(buf, 0, sizeof(buf));
+	assert_int_equal(msf_fx_read10(fx, 0, 8, 8, buf, sizeof(buf), 0), 0);
+	for (unsigned i = 0; i < sizeof(buf); i++)
+		assert_int_equal(buf[i], (uint8_t)(i * 5u));
+	msf_fx_free(fx);
+}
+
 static void test_msf_bot_two_configurations_share_common(void **state)
 {
 	uint8_t buf[512];
@@ -424,6 +506,8 @@ int main(void)
 		cmocka_unit_test(test_msf_bot_no_stall_when_can_stall_is_off),
 		cmocka_unit_test(test_msf_bot_full_speed),
 		cmocka_unit_test(test_msf_bot_super_speed),
+		cmocka_unit_test(test_msf_bot_small_ring),
+		cmocka_unit_test(test_msf_bot_small_ring_super_speed),
 		cmocka_unit_test(test_msf_bot_two_configurations_share_common),
 		cmocka_unit_test(test_msf_bot_set_interface_resets_the_function),
 	};

@@ -140,7 +140,7 @@ static void test_msf_params_errors_name_the_parameter(void **state)
 		{ "luns=2x", "luns: '2x' is not a number from 1 to 16" },
 		{ "luns=-1", "luns: '-1' is not a number from 1 to 16" },
 		{ "num_buffers=1", "num_buffers: '1' is not a number from 2 to 32" },
-		{ "buflen=1000", "buflen: '1000' is not a multiple of 512 from 4096 to 1048576" },
+		{ "buflen=1000", "buflen: '1000' is not a multiple of 512 from 512 to 1048576" },
 		{ "ro=1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1", "ro: more than 16 values" },
 		{ "inquiry_string=12345678901234567890123456789",
 		  "inquiry_string: value of LUN 0 is longer than 28 characters" },

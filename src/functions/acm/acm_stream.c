@@ -6,12 +6,12 @@
  * instead of losing bytes), SERIAL_STATE notifications, line coding and
  * control lines. Portable C11: atomics, no lock.
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "acm_internal.h"
 #include "functions/common/fn_kick.h"
 #include "functions/common/fn_request.h"
+#include "port/alloc.h"
 
 static const struct acm_port_ops *ops_of(struct f_acm *acm)
 {
@@ -319,15 +319,15 @@ int acm__alloc(const struct f_acm_opts *opts, struct f_acm **out)
 	/* 9600 8N1 until the host says otherwise. */
 	static const uint8_t default_coding[7] = { 0x80, 0x25, 0, 0, USB_CDC_1_STOP_BITS,
 						   USB_CDC_NO_PARITY, 8 };
-	struct f_acm *acm = calloc(1, sizeof(*acm));
+	struct f_acm *acm = composite__calloc(1, sizeof(*acm));
 	size_t rxn = opts->rx_buflen ? opts->rx_buflen : ACM_BUF_DEFAULT;
 	size_t txn = opts->tx_buflen ? opts->tx_buflen : ACM_BUF_DEFAULT;
 
 	if (!acm)
 		return -USB_ENOMEM;
 	acm->opts = *opts;
-	acm->rx_buf = malloc(rxn);
-	acm->tx_buf = malloc(txn);
+	acm->rx_buf = composite__malloc(rxn);
+	acm->tx_buf = composite__malloc(txn);
 	if (!acm->rx_buf || !acm->tx_buf) {
 		acm__free(acm);
 		return -USB_ENOMEM;
@@ -341,9 +341,9 @@ int acm__alloc(const struct f_acm_opts *opts, struct f_acm **out)
 
 void acm__free(struct f_acm *acm)
 {
-	free(acm->rx_buf);
-	free(acm->tx_buf);
-	free(acm);
+	composite__free(acm->rx_buf);
+	composite__free(acm->tx_buf);
+	composite__free(acm);
 }
 
 int acm__stream_alloc(struct f_acm *acm)

@@ -61,6 +61,7 @@ void fn_bulk_pair_release(struct fn_bulk_pair *p)
 size_t fn_bulk_pair_descs(struct fn_bulk_pair *p, enum usb_device_speed speed,
 			  struct usb_descriptor_header **v)
 {
+#ifndef COMPOSITE_NO_SUPERSPEED
 	if (speed >= USB_SPEED_SUPER) {
 		v[0] = DH(&p->ss_in);
 		v[1] = DH(&p->ss_in_comp);
@@ -68,6 +69,7 @@ size_t fn_bulk_pair_descs(struct fn_bulk_pair *p, enum usb_device_speed speed,
 		v[3] = DH(&p->ss_out_comp);
 		return 4;
 	}
+#endif
 	v[0] = DH(speed == USB_SPEED_HIGH ? &p->hs_in : &p->fs_in);
 	v[1] = DH(speed == USB_SPEED_HIGH ? &p->hs_out : &p->fs_out);
 	return 2;

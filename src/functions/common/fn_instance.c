@@ -3,18 +3,18 @@
  * function's own alloc takes, allocated with the instance, and the count
  * of functions made of it. Portable C11 (heap).
  */
-#include <stdlib.h>
 
 #include "fn_instance.h"
+#include "port/alloc.h"
 
 void fn_plain_free_inst(struct usb_function_instance *fi)
 {
-	free(fn_instance_of(fi));
+	composite__free(fn_instance_of(fi));
 }
 
 struct usb_function_instance *fn_plain_alloc_inst(const struct fn_plain_ops *ops)
 {
-	struct fn_instance *in = calloc(1, sizeof(*in) + ops->opts_size);
+	struct fn_instance *in = composite__calloc(1, sizeof(*in) + ops->opts_size);
 
 	if (!in)
 		return usb_err_ptr(-USB_ENOMEM);

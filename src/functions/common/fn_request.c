@@ -1,9 +1,9 @@
 /*
  * fn_request.c - requests with their own buffers (fn_request.h).
  */
-#include <stdlib.h>
 
 #include "fn_request.h"
+#include "port/alloc.h"
 
 struct usb_request *fn_request_alloc(struct usb_ep *ep, size_t len, void *context,
 				     void (*complete)(struct usb_ep *, struct usb_request *))
@@ -12,7 +12,7 @@ struct usb_request *fn_request_alloc(struct usb_ep *ep, size_t len, void *contex
 
 	if (!req)
 		return NULL;
-	req->buf = malloc(len);
+	req->buf = composite__malloc(len);
 	if (!req->buf) {
 		usb_ep_free_request(ep, req);
 		return NULL;
@@ -25,7 +25,7 @@ struct usb_request *fn_request_alloc(struct usb_ep *ep, size_t len, void *contex
 void fn_request_free(struct usb_ep *ep, struct usb_request **req)
 {
 	if (*req) {
-		free((*req)->buf);
+		composite__free((*req)->buf);
 		usb_ep_free_request(ep, *req);
 		*req = NULL;
 	}

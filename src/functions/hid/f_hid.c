@@ -10,13 +10,13 @@
  * (functions/common: byte_ring.h, fn_kick.h).
  */
 #include <stdatomic.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "composite/hid.h"
 #include "functions/common/byte_ring.h"
 #include "functions/common/fn_kick.h"
 #include "functions/common/fn_request.h"
+#include "port/alloc.h"
 
 #define DH(d) ((struct usb_descriptor_header *)(void *)(d))
 #define HID_OUT_REQS 4
@@ -486,10 +486,10 @@ static void hid_free_func(struct usb_function *f)
 {
 	struct f_hidg *h = func_to_hidg(f);
 
-	free(h->report_desc);
-	free(h->queue_buf);
-	free(h->last_report);
-	free(h);
+	composite__free(h->report_desc);
+	composite__free(h->queue_buf);
+	composite__free(h->last_report);
+	composite__free(h);
 }
 
 int hid_alloc(const struct f_hid_opts *opts, struct usb_function **out)
@@ -502,20 +502,20 @@ int hid_alloc(const struct f_hid_opts *opts, struct usb_function **out)
 	*out = NULL;
 	if (rc)
 		return rc;
-	h = calloc(1, sizeof(*h));
+	h = composite__calloc(1, sizeof(*h));
 	if (!h)
 		return -USB_ENOMEM;
 	h->opts = *opts;
 	h->slot = 2u + opts->report_length;
-	h->report_desc = malloc(opts->report_desc_length);
-	h->last_report = calloc(1, opts->report_length);
+	h->report_desc = composite__malloc(opts->report_desc_length);
+	h->last_report = composite__calloc(1, opts->report_length);
 	/* The ring wants a power of two: round the slots' room up. */
 	{
 		size_t size = 1;
 
 		while (size < HID_REPORT_QUEUE * h->slot)
 			size <<= 1;
-		h->queue_buf = malloc(size);
+		h->queue_buf = composite__malloc(size);
 		fn_ring_init(&h->queue, h->queue_buf, size);
 	}
 	if (!h->report_desc || !h->last_report || !h->queue_buf) {

@@ -11,11 +11,11 @@
  * Requests are freed only after usb_ep_disable() has given every one back.
  */
 #include <stdatomic.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "composite/f_loopback.h"
 #include "functions/common/bulk_pair.h"
+#include "port/alloc.h"
 
 #define LB_DEFAULT_BUFLEN	4096u
 #define LB_DEFAULT_QLEN		32u
@@ -132,13 +132,13 @@ static void lb_stop(struct f_loopback *loop)
 		struct lb_pair *p = &loop->pairs[i];
 
 		if (p->out) {
-			free(p->out->buf);
+			composite__free(p->out->buf);
 			usb_ep_free_request(loop->out_ep, p->out);
 		}
 		if (p->in)
 			usb_ep_free_request(loop->in_ep, p->in);
 	}
-	free(loop->pairs);
+	composite__free(loop->pairs);
 	loop->pairs = NULL;
 	loop->npairs = 0;
 }
@@ -173,7 +173,7 @@ static int lb_start(struct f_loopback *loop)
 	}
 	loop->enabled = true;
 
-	loop->pairs = calloc(qlen, sizeof(*loop->pairs));
+	loop->pairs = composite__calloc(qlen, sizeof(*loop->pairs));
 	if (!loop->pairs) {
 		ret = -USB_ENOMEM;
 		goto fail;
@@ -189,7 +189,7 @@ static int lb_start(struct f_loopback *loop)
 			ret = -USB_ENOMEM;
 			goto fail;
 		}
-		p->out->buf = malloc(len);
+		p->out->buf = composite__malloc(len);
 		if (!p->out->buf) {
 			ret = -USB_ENOMEM;
 			goto fail;
@@ -282,7 +282,7 @@ static void lb_unbind(struct usb_configuration *c, struct usb_function *f)
 
 static void lb_free_func(struct usb_function *f)
 {
-	free(func_to_loop(f));
+	composite__free(func_to_loop(f));
 }
 
 /* ---- public calls -------------------------------------------------------- */
@@ -298,7 +298,7 @@ int loopback_alloc(const struct f_lb_opts *opts, struct usb_function **out)
 	ret = f_lb_opts_check(opts);
 	if (ret)
 		return ret;
-	loop = calloc(1, sizeof(*loop));
+	loop = composite__calloc(1, sizeof(*loop));
 	if (!loop)
 		return -USB_ENOMEM;
 	loop->opts = *opts;
@@ -322,7 +322,7 @@ int loopback_alloc(const struct f_lb_opts *opts, struct usb_function **out)
 void loopback_free(struct usb_function *f)
 {
 	if (f && loopback_is(f))
-		free(func_to_loop(f));
+		composite__free(func_to_loop(f));
 }
 
 bool loopback_is(const struct usb_function *f)

@@ -4,10 +4,10 @@
  *
  * Portable C11; touches only its own object.
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "msf_internal.h"
+#include "port/alloc.h"
 
 struct mem_backend {
 	struct fsg_backend be;
@@ -77,8 +77,8 @@ static void mem_release(struct fsg_backend *be)
 	struct mem_backend *m = to_mem(be);
 
 	if (m->owned)
-		free(m->mem);
-	free(m);
+		composite__free(m->mem);
+	composite__free(m);
 }
 
 static const struct fsg_backend_ops mem_ops = {
@@ -103,15 +103,15 @@ int fsg_backend_mem_create(struct fsg_backend **out, void *mem, uint64_t size,
 	     block_size != 4096) || size == 0 || (size & (block_size - 1u)) ||
 	    size > (uint64_t)SIZE_MAX)
 		return -USB_EINVAL;
-	m = calloc(1, sizeof(*m));
+	m = composite__calloc(1, sizeof(*m));
 	if (!m)
 		return -USB_ENOMEM;
 	if (mem) {
 		m->mem = mem;
 	} else {
-		m->mem = calloc(1, (size_t)size);
+		m->mem = composite__calloc(1, (size_t)size);
 		if (!m->mem) {
-			free(m);
+			composite__free(m);
 			return -USB_ENOMEM;
 		}
 		m->owned = true;

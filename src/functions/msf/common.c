@@ -6,11 +6,11 @@
  *
  * Portable C11; threads only through msf_os.h.
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "msf_internal.h"
 #include "msf_os.h"
+#include "port/alloc.h"
 
 #ifdef MSF_THREADS
 static void worker_entry(void *arg)
@@ -26,16 +26,16 @@ void msf__common_free(struct msf_common *common)
 		msf__lun_close(&common->luns[i]);
 	if (common->buffhds) {
 		for (unsigned i = 0; i < common->fsg_num_buffers && !common->ring_borrowed; i++)
-			free(common->buffhds[i].buf);
-		free(common->buffhds);
+			composite__free(common->buffhds[i].buf);
+		composite__free(common->buffhds);
 	}
 	if (common->os)
 		msf__os_destroy(common->os);
 	if (common->handle && common->handle->allocated)
-		free(common->handle);
+		composite__free(common->handle);
 	else if (common->handle)
 		common->handle->priv = NULL;	/* caller storage: reusable */
-	free(common);
+	composite__free(common);
 }
 
 static bool worker_done(struct msf_common *common)
@@ -157,7 +157,7 @@ int msf__common_create(struct msf_common **out, struct usb_composite_dev *cdev,
 		goto fail_backends;
 	}
 
-	common = calloc(1, sizeof(*common));
+	common = composite__calloc(1, sizeof(*common));
 	if (!common) {
 		rc = -USB_ENOMEM;
 		goto fail_backends;
@@ -183,7 +183,7 @@ int msf__common_create(struct msf_common **out, struct usb_composite_dev *cdev,
 	if (rc)
 		goto fail_free;
 
-	common->buffhds = calloc(nbuf, sizeof(*common->buffhds));
+	common->buffhds = composite__calloc(nbuf, sizeof(*common->buffhds));
 	if (!common->buffhds) {
 		rc = -USB_ENOMEM;
 		goto fail_free;
@@ -194,7 +194,7 @@ int msf__common_create(struct msf_common **out, struct usb_composite_dev *cdev,
 		bh->common = common;
 		bh->next = &common->buffhds[(i + 1) % nbuf];
 		/* The caller's ring (fsg_config.ring), or one buffer each. */
-		bh->buf = cfg->ring ? (uint8_t *)cfg->ring + (size_t)i * buflen : malloc(buflen);
+		bh->buf = cfg->ring ? (uint8_t *)cfg->ring + (size_t)i * buflen : composite__malloc(buflen);
 		if (!bh->buf) {
 			rc = -USB_ENOMEM;
 			goto fail_free;
@@ -313,20 +313,26 @@ int msf__do_set_interface(struct msf_common *common, struct fsg_dev *new_fsg)
 	fsg->bulk_out_enabled = true;
 	common->bulk_out_maxpacket = fsg->bulk_out->desc ?
 		(unsigned)usb_endpoint_maxp(fsg->bulk_out->desc) : fsg->bulk_out->maxpacket;
-	if (common->bulk_out_maxpacket == 0 || common->bulk_out_maxpacket > common->buflen)
+	if (common->bulk_out_maxpacket == 0)
 		common->bulk_out_maxpacket = 512;
 	/*
 	 * Every request but a transfer's last must be whole packets (an IN
 	 * one ending short would end the host's transfer): 1024-byte
-	 * SuperSpeed packets need buflen cut when it is an odd multiple of 512.
+	 * SuperSpeed packets need buflen cut when it is an odd multiple of 512,
+	 * and a buffer smaller than one packet (buflen 512 at SuperSpeed)
+	 * cannot carry a transfer at all: that configuration is refused.
 	 */
 	{
 		unsigned mp = common->bulk_out_maxpacket;
 		unsigned in_mp = fsg->bulk_in->desc ?
 			(unsigned)usb_endpoint_maxp(fsg->bulk_in->desc) : fsg->bulk_in->maxpacket;
 
-		if (in_mp > mp && in_mp <= common->buflen)
+		if (in_mp > mp)
 			mp = in_mp;
+		if (mp > common->buflen) {
+			rc = -USB_EINVAL;
+			goto reset;
+		}
 		common->xfer_buflen = common->buflen - common->buflen % mp;
 	}
 

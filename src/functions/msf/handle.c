@@ -6,9 +6,9 @@
  * The handle's storage is the caller's unless the library allocated it
  * (then the last reference frees it); msf__common_free() detaches it.
  */
-#include <stdlib.h>
 
 #include "msf_internal.h"
+#include "port/alloc.h"
 
 static void release_backends(const struct fsg_config *cfg)
 {
@@ -33,7 +33,7 @@ struct fsg_common *fsg_common_init(struct fsg_common *common,
 		return usb_err_ptr(-USB_EBUSY);
 	}
 	if (!common) {
-		common = calloc(1, sizeof(*common));
+		common = composite__calloc(1, sizeof(*common));
 		if (!common) {
 			release_backends(cfg);
 			return usb_err_ptr(-USB_ENOMEM);
@@ -43,7 +43,7 @@ struct fsg_common *fsg_common_init(struct fsg_common *common,
 	rc = msf__common_create(&priv, cdev, cfg, common);
 	if (rc) {
 		if (allocated)
-			free(common);
+			composite__free(common);
 		return usb_err_ptr(rc);
 	}
 	common->priv = priv;

@@ -10,11 +10,11 @@
  * Portable C11. Everything but bind/unbind/free_func runs in the event
  * context and only takes the state lock briefly.
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "msf_internal.h"
 #include "msf_os.h"
+#include "port/alloc.h"
 
 static struct fsg_dev *fsg_from_func(struct usb_function *f)
 {
@@ -86,8 +86,15 @@ static int fsg_bind(struct usb_configuration *c, struct usb_function *f)
 {
 	struct fsg_dev *fsg = fsg_from_func(f);
 	struct usb_gadget *gadget = c->cdev->gadget;
+	enum usb_device_speed drv = c->cdev->driver->max_speed;
 	int rc;
 
+	/* A SuperSpeed bulk packet (1024) must fit in one buffer of the ring:
+	 * a smaller buflen could not run at SuperSpeed, so it is refused here
+	 * rather than at SET_CONFIGURATION. */
+	if (gadget_is_superspeed(gadget) && (drv == USB_SPEED_UNKNOWN || drv >= USB_SPEED_SUPER) &&
+	    fsg->common->buflen < FSG_BUFLEN_MIN_SUPER)
+		return -USB_EINVAL;
 	/* A registry instance's common is created before any device exists. */
 	msf__os_lock(fsg->common->os);
 	fsg->common->cdev = c->cdev;
@@ -138,8 +145,12 @@ static int fsg_bind(struct usb_configuration *c, struct usb_function *f)
 		(struct usb_descriptor_header *)&fsg->intf_desc;
 	fsg->fs_list[1 + fn_bulk_pair_descs(&fsg->pair, USB_SPEED_FULL, fsg->fs_list + 1)] = NULL;
 	fsg->hs_list[1 + fn_bulk_pair_descs(&fsg->pair, USB_SPEED_HIGH, fsg->hs_list + 1)] = NULL;
+#ifdef COMPOSITE_NO_SUPERSPEED
+	rc = usb_assign_descriptors(f, fsg->fs_list, fsg->hs_list, NULL, NULL);
+#else
 	fsg->ss_list[1 + fn_bulk_pair_descs(&fsg->pair, USB_SPEED_SUPER, fsg->ss_list + 1)] = NULL;
 	rc = usb_assign_descriptors(f, fsg->fs_list, fsg->hs_list, fsg->ss_list, NULL);
+#endif
 	if (rc)
 		goto fail_out;
 	rc = alloc_requests(fsg);
@@ -204,7 +215,7 @@ static void fsg_free_func(struct usb_function *f)
 	struct fsg_dev *fsg = fsg_from_func(f);
 	struct msf_common *common = fsg->common;
 
-	free(fsg);
+	composite__free(fsg);
 	msf__common_put(common);
 }
 
@@ -308,7 +319,7 @@ static int fsg_setup(struct usb_function *f, const struct usb_ctrlrequest *ctrl)
 
 struct usb_function *msf__alloc_function(struct msf_common *common)
 {
-	struct fsg_dev *fsg = calloc(1, sizeof(*fsg));
+	struct fsg_dev *fsg = composite__calloc(1, sizeof(*fsg));
 
 	if (!fsg)
 		return NULL;

@@ -7,11 +7,11 @@
  * C11 on the MSF's public calls (heap).
  */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "msf_internal.h"
 #include "../registry/builtin.h"
+#include "port/alloc.h"
 
 struct msf_lun_opts {
 	char *file;		/* NULL or "": no medium */
@@ -47,7 +47,7 @@ static char *value_dup(const char *value)
 
 	if (n && value[n - 1] == '\n')
 		n--;
-	s = malloc(n + 1);
+	s = composite__malloc(n + 1);
 	if (s) {
 		memcpy(s, value, n);
 		s[n] = '\0';
@@ -61,7 +61,7 @@ static int replace_string(char **slot, const char *value)
 
 	if (!s)
 		return -USB_ENOMEM;
-	free(*slot);
+	composite__free(*slot);
 	*slot = s;
 	return 0;
 }
@@ -174,10 +174,10 @@ static int lun_file_store(struct usb_function_instance *fi, unsigned index, cons
 		return -USB_ENOMEM;
 	rc = fsg_common_set_lun_file(o->opts.common, index, path[0] ? path : NULL);
 	if (rc == 0) {
-		free(o->lun[index].file);
+		composite__free(o->lun[index].file);
 		o->lun[index].file = path;
 	} else {
-		free(path);
+		composite__free(path);
 	}
 	return rc;
 }
@@ -220,14 +220,14 @@ static int lun_forced_eject_store(struct usb_function_instance *fi, unsigned ind
 			return -USB_ERANGE;
 		rc = fsg_common_forced_eject(o->opts.common, index);
 		if (rc == 0) {
-			free(o->lun[index].file);
+			composite__free(o->lun[index].file);
 			o->lun[index].file = NULL;
 		}
 		return rc;
 	}
 	lun = lun_for_store(o, index, &rc);
 	if (lun) {
-		free(lun->file);
+		composite__free(lun->file);
 		lun->file = NULL;
 	}
 	return rc;
@@ -309,15 +309,15 @@ static void msf_free_inst(struct usb_function_instance *fi)
 
 	fsg_common_put(o->opts.common);
 	for (unsigned i = 0; i < FSG_MAX_LUNS; i++) {
-		free(o->lun[i].file);
-		free(o->lun[i].inquiry_string);
+		composite__free(o->lun[i].file);
+		composite__free(o->lun[i].inquiry_string);
 	}
-	free(o);
+	composite__free(o);
 }
 
 static struct usb_function_instance *msf_alloc_inst(void)
 {
-	struct msf_opts *o = calloc(1, sizeof(*o));
+	struct msf_opts *o = composite__calloc(1, sizeof(*o));
 
 	if (!o)
 		return usb_err_ptr(-USB_ENOMEM);

@@ -5,6 +5,11 @@
  * from LUN state (INQUIRY with VPD pages, REQUEST SENSE, MODE SENSE/SELECT,
  * capacities, START STOP, PREVENT ALLOW). Media access (READ/WRITE/VERIFY/
  * SYNCHRONIZE CACHE) is in scsi_rw.c, the CD-ROM commands in scsi_cdrom.c.
+ * The minimal profile leaves out what a disk of a few GiB never needs:
+ * MODE SELECT (MSF_NO_MODE_SELECT; the caching page stays reported, not
+ * changeable) and the 12- and 16-byte CDBs, READ/WRITE(12/16) and READ
+ * CAPACITY(16) (MSF_NO_LONG_CDB; hosts fall back to the 10-byte forms):
+ * they are answered INVALID COMMAND OPERATION CODE, as any unknown one.
  *
  * Portable C11. Runs in the worker with the file lock held; writes the
  * single reply buffer and the current LUN's sense.
@@ -286,6 +291,7 @@ static int do_mode_sense(struct msf_common *common, uint8_t *buf, bool ten)
 	return (int)len;
 }
 
+#ifndef MSF_NO_MODE_SELECT
 /*
  * MODE SELECT: the only changeable value is WCE of the caching page; any
  * other difference from what MODE SENSE reports is refused.
@@ -354,6 +360,7 @@ static int do_mode_select(struct msf_common *common, struct msf__buffhd *bh, boo
 	}
 	return 0;
 }
+#endif /* MSF_NO_MODE_SELECT */
 
 static int do_start_stop(struct msf_common *common)
 {
@@ -440,6 +447,7 @@ static int do_read_capacity(struct msf_common *common, uint8_t *buf)
 	return 8;
 }
 
+#ifndef MSF_NO_LONG_CDB
 static int do_read_capacity_16(struct msf_common *common, uint8_t *buf)
 {
 	struct msf__lun *curlun = common->curlun;
@@ -454,6 +462,7 @@ static int do_read_capacity_16(struct msf_common *common, uint8_t *buf)
 	msf__put_be32(buf + 8, curlun->blksize);
 	return 32;
 }
+#endif /* MSF_NO_LONG_CDB */
 
 /* ---- dispatch ------------------------------------------------------------- */
 
@@ -479,6 +488,7 @@ static int rw_command(struct msf_common *common, unsigned size, bool write, bool
 		blocks = c[4] ? c[4] : 256;	/* 0 means 256 (SBC-3 5.7) */
 		mask = (1u << 1) | (1u << 2) | (1u << 3) | (1u << 4);
 		break;
+#ifndef MSF_NO_LONG_CDB
 	case 10:
 		lba = msf__get_be32(c + 2);
 		blocks = msf__get_be16(c + 7);
@@ -494,6 +504,13 @@ static int rw_command(struct msf_common *common, unsigned size, bool write, bool
 		blocks = msf__get_be32(c + 10);
 		mask = (1u << 1) | (0xffu << 2) | (0xfu << 10);
 		break;
+#else
+	default:	/* 10: the only other form dispatched */
+		lba = msf__get_be32(c + 2);
+		blocks = msf__get_be16(c + 7);
+		mask = (1u << 1) | (0xfu << 2) | (3u << 7);
+		break;
+#endif
 	}
 	common->data_size_from_cmnd = blocks_bytes(common, blocks);
 	rc = msf__check_command(common, size,
@@ -592,6 +609,7 @@ int msf__do_scsi_command(struct msf_common *common)
 		if (reply == 0)
 			reply = do_inquiry(common, buf);
 		break;
+#ifndef MSF_NO_MODE_SELECT
 	case SC_MODE_SELECT_6:
 		reply = common->cmd_resume ? 0 :
 			small_command(common, 6, MSF_DIR_FROM_HOST,
@@ -606,6 +624,7 @@ int msf__do_scsi_command(struct msf_common *common)
 		if (reply == 0)
 			reply = do_mode_select(common, bh, true);
 		break;
+#endif
 	case SC_MODE_SENSE_6:
 		reply = small_command(common, 6, MSF_DIR_TO_HOST,
 				      (1u << 1) | (1u << 2) | (1u << 4), false, c[4]);
@@ -641,6 +660,7 @@ int msf__do_scsi_command(struct msf_common *common)
 		if (reply == 0)
 			reply = do_read_capacity(common, buf);
 		break;
+#ifndef MSF_NO_LONG_CDB
 	case SC_SERVICE_ACTION_IN_16:
 		if ((c[1] & 0x1f) != SAI_READ_CAPACITY_16)
 			goto unknown;
@@ -650,30 +670,35 @@ int msf__do_scsi_command(struct msf_common *common)
 		if (reply == 0)
 			reply = do_read_capacity_16(common, buf);
 		break;
+#endif
 	case SC_READ_6:
 		reply = rw_command(common, 6, false, &done);
 		break;
 	case SC_READ_10:
 		reply = rw_command(common, 10, false, &done);
 		break;
+#ifndef MSF_NO_LONG_CDB
 	case SC_READ_12:
 		reply = rw_command(common, 12, false, &done);
 		break;
 	case SC_READ_16:
 		reply = rw_command(common, 16, false, &done);
 		break;
+#endif
 	case SC_WRITE_6:
 		reply = rw_command(common, 6, true, &done);
 		break;
 	case SC_WRITE_10:
 		reply = rw_command(common, 10, true, &done);
 		break;
+#ifndef MSF_NO_LONG_CDB
 	case SC_WRITE_12:
 		reply = rw_command(common, 12, true, &done);
 		break;
 	case SC_WRITE_16:
 		reply = rw_command(common, 16, true, &done);
 		break;
+#endif
 	case SC_VERIFY_10:
 		reply = common->cmd_resume ? 0 :
 			small_command(common, 10, MSF_DIR_NONE,
@@ -713,7 +738,9 @@ int msf__do_scsi_command(struct msf_common *common)
 	case SC_RESERVE:
 	case SC_SEND_DIAGNOSTIC:
 	default:
-unknown:
+#if !defined(MSF_NO_LONG_CDB) || !defined(MSF_NO_CDROM)
+unknown:	/* a known code that does not apply (a disk's READ TOC...) */
+#endif
 		/* Refused as Linux does: INVALID COMMAND OPERATION CODE. */
 		reply = small_command(common, common->cmnd_size, MSF_DIR_NONE,
 				      0xffffffffu, false, 0);

@@ -4,10 +4,10 @@
  * and the link they open and close, the notifications they cause.
  * Portable C11 on the public function API.
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "net_fn.h"
+#include "port/alloc.h"
 
 #define DH(d) ((struct usb_descriptor_header *)(void *)(d))
 
@@ -328,7 +328,7 @@ void net_fn_free(struct usb_function *f)
 	struct net_fn *n = net_fn_of(f);
 
 	net_port_free(&n->port);
-	free(n);
+	composite__free(n);
 }
 
 int net_fn_alloc(size_t size, const struct net_fn_kind *kind, const struct usb_net_opts *opts,
@@ -341,14 +341,14 @@ int net_fn_alloc(size_t size, const struct net_fn_kind *kind, const struct usb_n
 	ret = usb_net_opts_check(opts);
 	if (ret)
 		return ret;
-	n = calloc(1, size);
+	n = composite__calloc(1, size);
 	if (!n)
 		return -USB_ENOMEM;
 	n->kind = kind;
 	n->opts = *opts;
 	ret = net_port_init(&n->port, &n->function, opts->ops, opts->ctx, kind->fill);
 	if (ret) {
-		free(n);
+		composite__free(n);
 		return ret;
 	}
 	n->function.name = kind->name;

@@ -2,17 +2,17 @@
  * net_port.c - the gadget side of a USB network function (net_port.h):
  * the frame ring, rx checks, link state and counters. Portable C11.
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "net_port.h"
 #include "functions/common/fn_kick.h"
+#include "port/alloc.h"
 
 int net_port_init(struct net_port *p, struct usb_function *f, const struct usb_net_ops *ops,
 		  void *ctx, void (*fill)(struct net_port *p))
 {
 	memset(p, 0, sizeof(*p));
-	p->slot = malloc((size_t)NET_PORT_SLOTS * USB_NET_FRAME_MAX);
+	p->slot = composite__malloc((size_t)NET_PORT_SLOTS * USB_NET_FRAME_MAX);
 	if (!p->slot)
 		return -USB_ENOMEM;
 	p->f = f;
@@ -24,7 +24,7 @@ int net_port_init(struct net_port *p, struct usb_function *f, const struct usb_n
 
 void net_port_free(struct net_port *p)
 {
-	free(p->slot);
+	composite__free(p->slot);
 	p->slot = NULL;
 }
 

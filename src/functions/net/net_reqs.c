@@ -2,10 +2,10 @@
  * net_reqs.c - the data interface's request pools of the network
  * functions (net_reqs.h). Portable C11.
  */
-#include <stdlib.h>
 
 #include "net_reqs.h"
 #include "functions/common/fn_request.h"
+#include "port/alloc.h"
 
 void net_reqs_free(struct net_reqs *r)
 {
@@ -15,11 +15,11 @@ void net_reqs_free(struct net_reqs *r)
 		fn_request_free(r->in, &r->in_req[i]);
 	for (i = 0; r->out_req && i < r->n; i++)
 		fn_request_free(r->out, &r->out_req[i]);
-	free(r->in_req);
-	free(r->out_req);
-	free(r->in_busy);
-	free(r->in_frames);
-	free(r->in_bytes);
+	composite__free(r->in_req);
+	composite__free(r->out_req);
+	composite__free(r->in_busy);
+	composite__free(r->in_frames);
+	composite__free(r->in_bytes);
 	r->in_req = r->out_req = NULL;
 	r->in_busy = NULL;
 	r->in_frames = NULL;
@@ -38,11 +38,11 @@ int net_reqs_alloc(struct net_reqs *r, struct usb_ep *in, struct usb_ep *out, un
 	r->n = n;
 	r->qlen = 0;
 	r->out_len = out_len;
-	r->in_req = calloc(n, sizeof(*r->in_req));
-	r->out_req = calloc(n, sizeof(*r->out_req));
-	r->in_busy = calloc(n, sizeof(*r->in_busy));
-	r->in_frames = calloc(n, sizeof(*r->in_frames));
-	r->in_bytes = calloc(n, sizeof(*r->in_bytes));
+	r->in_req = composite__calloc(n, sizeof(*r->in_req));
+	r->out_req = composite__calloc(n, sizeof(*r->out_req));
+	r->in_busy = composite__calloc(n, sizeof(*r->in_busy));
+	r->in_frames = composite__calloc(n, sizeof(*r->in_frames));
+	r->in_bytes = composite__calloc(n, sizeof(*r->in_bytes));
 	if (!r->in_req || !r->out_req || !r->in_busy || !r->in_frames || !r->in_bytes)
 		goto fail;
 	for (i = 0; i < n; i++) {

@@ -16,11 +16,11 @@
  * (with USB_ESHUTDOWN), so no request is ever freed inside its completion.
  */
 #include <stdatomic.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "composite/sourcesink.h"
 #include "functions/common/bulk_pair.h"
+#include "port/alloc.h"
 
 #define SS_MAX_BUFLEN	(1024u * 1024u)
 #define SS_MAX_QLEN	256u
@@ -211,11 +211,11 @@ static void ss_ep_stop(struct ss_ep *sep)
 	}
 	for (unsigned i = 0; i < sep->nreqs; i++) {
 		if (sep->reqs[i]) {
-			free(sep->reqs[i]->buf);
+			composite__free(sep->reqs[i]->buf);
 			usb_ep_free_request(sep->ep, sep->reqs[i]);
 		}
 	}
-	free(sep->reqs);
+	composite__free(sep->reqs);
 	sep->reqs = NULL;
 	sep->nreqs = 0;
 }
@@ -235,7 +235,7 @@ static int ss_ep_start(struct f_sourcesink *ss, struct ss_ep *sep,
 	sep->ep->driver_data = ss;
 	sep->enabled = true;
 
-	sep->reqs = calloc(qlen, sizeof(*sep->reqs));
+	sep->reqs = composite__calloc(qlen, sizeof(*sep->reqs));
 	if (!sep->reqs) {
 		ret = -USB_ENOMEM;
 		goto fail;
@@ -249,7 +249,7 @@ static int ss_ep_start(struct f_sourcesink *ss, struct ss_ep *sep,
 		}
 		sep->reqs[i] = req;
 		sep->nreqs = i + 1;
-		req->buf = malloc(size ? size : 1);
+		req->buf = composite__malloc(size ? size : 1);
 		if (!req->buf) {
 			ret = -USB_ENOMEM;
 			goto fail;
@@ -599,7 +599,7 @@ static void ss_unbind(struct usb_configuration *c, struct usb_function *f)
 
 static void ss_free_func(struct usb_function *f)
 {
-	free(func_to_ss(f));
+	composite__free(func_to_ss(f));
 }
 
 /* ---- public calls -------------------------------------------------------- */
@@ -615,7 +615,7 @@ int sourcesink_alloc(const struct f_ss_opts *opts, struct usb_function **out)
 	ret = f_ss_opts_check(opts);
 	if (ret)
 		return ret;
-	ss = calloc(1, sizeof(*ss));
+	ss = composite__calloc(1, sizeof(*ss));
 	if (!ss)
 		return -USB_ENOMEM;
 	ss->opts = *opts;
@@ -649,7 +649,7 @@ int sourcesink_alloc(const struct f_ss_opts *opts, struct usb_function **out)
 void sourcesink_free(struct usb_function *f)
 {
 	if (f && sourcesink_is(f))
-		free(func_to_ss(f));
+		composite__free(func_to_ss(f));
 }
 
 bool sourcesink_is(const struct usb_function *f)

@@ -22,12 +22,12 @@
 
 #include <stdatomic.h>
 #include <stdbool.h>
-#include <stdlib.h>
 #include <string.h>
 
 #ifdef COMPOSITE_IRQ_HOOKS
 #include "composite/port.h"
 #endif
+#include "port/alloc.h"
 
 /* ---- 1. state ------------------------------------------------------------ */
 
@@ -57,12 +57,12 @@ struct usb_null_udc {
 	atomic_flag lock;
 #endif
 	struct null_ep ep0;
-	struct null_ep eps[2 * NULL_MAX_PAIRS];
 	unsigned neps;
 	bool registered;
 	bool started;
 	bool pullup;
 	bool ep0_stalled;
+	struct null_ep eps[];	/* neps of them: only the pairs asked for */
 };
 
 static struct usb_null_udc *udc_of(struct usb_gadget *g)
@@ -169,7 +169,7 @@ static int null_ep_disable(struct usb_ep *ep)
 
 static struct usb_request *null_alloc_request(struct usb_ep *ep)
 {
-	struct null_req *r = calloc(1, sizeof(*r));
+	struct null_req *r = composite__calloc(1, sizeof(*r));
 
 	(void)ep;
 	if (!r)
@@ -182,7 +182,7 @@ static struct usb_request *null_alloc_request(struct usb_ep *ep)
 static void null_free_request(struct usb_ep *ep, struct usb_request *req)
 {
 	(void)ep;
-	free(nreq_of(req));
+	composite__free(nreq_of(req));
 }
 
 static int null_queue(struct usb_ep *ep, struct usb_request *req)
@@ -507,7 +507,7 @@ int usb_null_udc_create(const struct usb_null_udc_config *config, struct usb_nul
 	if (pairs > NULL_MAX_PAIRS || config->max_speed > USB_SPEED_SUPER_PLUS ||
 	    (config->name && (!config->name[0] || strlen(config->name) >= 32)))
 		return -USB_EINVAL;
-	udc = calloc(1, sizeof(*udc));
+	udc = composite__calloc(1, sizeof(*udc) + 2 * pairs * sizeof(udc->eps[0]));
 	if (!udc)
 		return -USB_ENOMEM;
 #ifndef COMPOSITE_IRQ_HOOKS
@@ -531,7 +531,7 @@ int usb_null_udc_create(const struct usb_null_udc_config *config, struct usb_nul
 
 	rc = usb_udc_register(&udc->gadget);
 	if (rc) {
-		free(udc);
+		composite__free(udc);
 		return rc;
 	}
 	udc->registered = true;
@@ -545,7 +545,7 @@ void usb_null_udc_destroy(struct usb_null_udc *udc)
 		return;
 	if (udc->registered)
 		usb_udc_unregister(&udc->gadget);
-	free(udc);
+	composite__free(udc);
 }
 
 struct usb_gadget *usb_null_udc_gadget(struct usb_null_udc *udc)
