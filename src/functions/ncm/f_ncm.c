@@ -28,6 +28,8 @@
 /* Linux's NTB_DEFAULT_IN_SIZE and NTB_OUT_SIZE, and its alignments. */
 #define NCM_NTB_IN_MAX		16384u
 #define NCM_NTB_OUT_MAX		16384u
+/* Frames queued that go without waiting for the NTB in flight (ncm_fill). */
+#define NCM_CORK_FRAMES		8u
 #define NCM_NDP_ALIGN		4u
 /* As Linux: packet filters and GET/SET_CRC_MODE. */
 #define NCM_NCAPS (USB_CDC_NCM_NCAP_ETH_FILTER | USB_CDC_NCM_NCAP_CRC_MODE)
@@ -115,7 +117,12 @@ static int build_ntb(struct f_ncm *ncm, struct usb_request *req, unsigned index)
 	return ncm->net.reqs.in_frames[index] ? ncm_ntb_builder_finish(&b) : -USB_ENODATA;
 }
 
-/* net_port's fill: each idle IN request takes an NTB of what is queued. */
+/* net_port's fill: each idle IN request takes an NTB of what is queued.
+ * While an NTB is on its way, a few frames wait for the next one rather
+ * than each going in an NTB of its own (Linux's f_ncm waits for a timer
+ * instead): a TCP receiver's ACKs then share NTBs, which costs the host
+ * one transfer for many. Its completion refills, so nothing waits longer
+ * than one transfer; NCM_CORK_FRAMES queued go at once. */
 static void ncm_fill(struct net_port *p)
 {
 	struct f_ncm *ncm = port_to_ncm(p);
@@ -123,6 +130,8 @@ static void ncm_fill(struct net_port *p)
 	size_t len;
 	unsigned i;
 
+	if (net_reqs_in_flight(&ncm->net.reqs) > 0 && net_port_queued(p) < NCM_CORK_FRAMES)
+		return;
 	while (net_port_peek(p, &len) && (req = net_reqs_claim_in(&ncm->net.reqs, &i)) != NULL) {
 		int n = build_ntb(ncm, req, i);
 

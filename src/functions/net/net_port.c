@@ -86,6 +86,11 @@ void net_port_pop(struct net_port *p)
 	atomic_fetch_add(&p->tail, 1);
 }
 
+unsigned net_port_queued(struct net_port *p)
+{
+	return atomic_load(&p->head) - atomic_load(&p->tail);
+}
+
 void net_port_tx_done(struct net_port *p, unsigned frames, size_t bytes, bool ok)
 {
 	if (ok) {

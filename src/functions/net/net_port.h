@@ -53,6 +53,9 @@ void net_port_kick(struct net_port *p);
 const uint8_t *net_port_peek(struct net_port *p, size_t *len);
 void net_port_pop(struct net_port *p);
 
+/* For @fill: how many frames are queued. */
+unsigned net_port_queued(struct net_port *p);
+
 /* An IN transfer of @frames frames, @bytes in all, went out (@ok) or
  * failed: count them, refill, tell a waiting sender. */
 void net_port_tx_done(struct net_port *p, unsigned frames, size_t bytes, bool ok);

@@ -84,6 +84,15 @@ struct usb_request *net_reqs_claim_in(struct net_reqs *r, unsigned *index)
 	return NULL;
 }
 
+unsigned net_reqs_in_flight(struct net_reqs *r)
+{
+	unsigned i, n = 0;
+
+	for (i = 0; i < r->qlen; i++)
+		n += atomic_load(&r->in_busy[i]) ? 1u : 0u;
+	return n;
+}
+
 void net_reqs_release_in(struct net_reqs *r, unsigned index)
 {
 	atomic_store(&r->in_busy[index], false);

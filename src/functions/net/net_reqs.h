@@ -41,6 +41,9 @@ void net_reqs_start(struct net_reqs *r, const struct usb_gadget *g);
 /* An idle IN request, marked busy (its index in *@index), or NULL. */
 struct usb_request *net_reqs_claim_in(struct net_reqs *r, unsigned *index);
 
+/* IN requests claimed and not yet given back: on their way to the host. */
+unsigned net_reqs_in_flight(struct net_reqs *r);
+
 /* Give back IN request @index (not queued after all, or completed). */
 void net_reqs_release_in(struct net_reqs *r, unsigned index);
 
