@@ -326,6 +326,33 @@ static void test_in_ntbs(void **state)
 	assert_true(ntbs < 30);
 }
 
+/* While an NTB is on its way, a few frames wait and then share the next
+ * one (a TCP receiver's ACKs): without the cork each took an NTB alone. */
+static void test_in_ntbs_cork(void **state)
+{
+	static uint8_t frame[64], in[16384];
+	int n;
+
+	(void)state;
+	start();
+	open_link();
+	for (size_t i = 0; i < sizeof(frame); i++)
+		frame[i] = (uint8_t)(i * 5);
+	assert_int_equal(usb_net_send(f_ncm, frame, sizeof(frame)), 0);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(usb_net_send(f_ncm, frame, sizeof(frame)), 0);
+	n = usb_inproc_host_transfer(H, EP_IN, in, sizeof(in), 0, TMO);
+	assert_true(n > 0);
+	assert_int_equal(walk_ntb16(in, (size_t)n, frame, sizeof(frame)), 1);
+	n = usb_inproc_host_transfer(H, EP_IN, in, sizeof(in), 0, TMO);
+	assert_true(n > 0);
+	assert_int_equal(walk_ntb16(in, (size_t)n, frame, sizeof(frame)), 3);
+	/* Alone again: at once, in an NTB of its own. */
+	assert_int_equal(usb_net_send(f_ncm, frame, sizeof(frame)), 0);
+	n = usb_inproc_host_transfer(H, EP_IN, in, sizeof(in), 0, TMO);
+	assert_int_equal(walk_ntb16(in, (size_t)n, frame, sizeof(frame)), 1);
+}
+
 static void test_ntb32(void **state)
 {
 	static uint8_t frame[100], in[16384];
@@ -362,6 +389,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_descriptors_and_requests, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_out_ntbs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_in_ntbs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_in_ntbs_cork, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ntb32, setup, teardown),
 	};
 
