@@ -126,7 +126,8 @@ static void print_ends(char *p, bool json)
 			printf("null");
 		first = false;
 	}
-	printf(json ? "%s}" : "", first ? "" : " ");
+	if (json)
+		printf("%s}", first ? "" : " ");
 }
 
 /* One "BUSID\tSTATE\tPEER\tSCHEME[\tEND...]" line, printed as asked. */
