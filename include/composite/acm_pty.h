@@ -41,8 +41,14 @@ const char *acm_pty_path(const struct acm_pty *p);
 
 /**
  * acm_pty_start() - start moving bytes between the pty and @f, a
- * function made of the options acm_pty_create() filled.
- * Return: 0; -USB_EBUSY (started already); -USB_EAGAIN (no thread).
+ * function made of the options acm_pty_create() filled. Call it again
+ * for each other function made of them (one per configuration linking
+ * the instance): bytes go through the function of the configuration the
+ * host chose. Context: one thread at a time, before the functions are
+ * unbound.
+ * Return: 0; -USB_EINVAL (@f is no ACM function); -USB_EBUSY (started on
+ * @f already); -USB_ENOSPC (more than 8 functions); -USB_EAGAIN (no
+ * thread).
  */
 int acm_pty_start(struct acm_pty *p, struct usb_function *f);
 

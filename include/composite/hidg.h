@@ -38,7 +38,16 @@ struct hidg;
 int hidg_create(struct hidg **out, struct f_hid_opts *opts, const char *in_path,
 		const char *out_path);
 
-/* Start moving reports for @f. Return: 0, -USB_EINVAL, -USB_EBUSY, -USB_EAGAIN. */
+/**
+ * hidg_start() - start moving reports for @f, a function made of the
+ * options hidg_create() filled. Call it again for each other function
+ * made of them (one per configuration linking the instance): reports go
+ * through the function of the configuration the host chose. Context: one
+ * thread at a time, before the functions are unbound.
+ * Return: 0; -USB_EINVAL (@f is no HID function); -USB_EBUSY (started on
+ * @f already); -USB_ENOSPC (more than 8 functions); -USB_EAGAIN (no
+ * thread).
+ */
 int hidg_start(struct hidg *g, struct usb_function *f);
 
 /* Reports moved: to the host, from the host, and dropped from the host. */

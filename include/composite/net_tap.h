@@ -44,8 +44,14 @@ const char *net_tap_name(const struct net_tap *t);
 
 /**
  * net_tap_start() - start moving frames between the interface and @f, a
- * function made of the options net_tap_create() filled.
- * Return: 0; -USB_EBUSY (started already); -USB_EAGAIN (no thread).
+ * function made of the options net_tap_create() filled. Call it again
+ * for each other function made of them (one per configuration linking
+ * the instance, as the same configfs function linked into several
+ * configurations): frames go to the host through the function of the
+ * configuration the host chose, and the carrier follows that function's
+ * link. Context: one thread at a time, before the functions are unbound.
+ * Return: 0; -USB_EBUSY (started on @f already); -USB_ENOSPC (more than
+ * 8 functions); -USB_EAGAIN (no thread).
  */
 int net_tap_start(struct net_tap *t, struct usb_function *f);
 

@@ -145,10 +145,15 @@ struct usb_function;
  *	when it is made (an adapter's ops and ctx) are set here before
  *	gadget_scheme_bind().
  * @f: while bound, the function made of @fi for the first configuration
- *	linking it (what an adapter is started on); NULL while unbound.
+ *	linking it; NULL while unbound.
+ * @made, @n_made: while bound, every function made of @fi, one per
+ *	configuration linking it, in the scheme's order (@made[0] is @f):
+ *	what an adapter is started on, since the host picks the
+ *	configuration; NULL and 0 while unbound.
  * @links: how many configurations link it (0: none; it is never made).
  * @scheme_file, @line: where it is defined.
- * All borrowed for the callback's duration (@fi and @f: the scheme's).
+ * All borrowed for the callback's duration (@fi, @f and @made's
+ * functions: the scheme's).
  */
 struct gadget_scheme_function {
 	const char *label;
@@ -156,6 +161,8 @@ struct gadget_scheme_function {
 	const char *instance;
 	struct usb_function_instance *fi;
 	struct usb_function *f;
+	struct usb_function *const *made;
+	unsigned n_made;
 	unsigned links;
 	const char *scheme_file;
 	int line;
@@ -165,7 +172,7 @@ struct gadget_scheme_function {
  * gadget_scheme_for_each_function() - call @fn for every function of @s,
  * in the order the scheme defines them. Stops at @fn's first non-zero
  * return. @fn runs in the calling thread, synchronously.
- * Return: 0, or what @fn returned.
+ * Return: 0, -USB_ENOMEM, or what @fn returned.
  */
 int gadget_scheme_for_each_function(struct gadget_scheme *s,
 				    int (*fn)(void *ctx, const struct gadget_scheme_function *f),

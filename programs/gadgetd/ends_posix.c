@@ -278,22 +278,32 @@ static struct end *by_label(struct gadgetd_ends *e, const char *label)
 	return NULL;
 }
 
+/* Start @x on @f, one of the functions made of its instance. */
+static int start_on(struct end *x, struct usb_function *f)
+{
+	if (x->pty)
+		return acm_pty_start(x->pty, f);
+	if (x->hid)
+		return hidg_start(x->hid, f);
+#ifdef GADGETD_HAVE_TAP
+	if (x->tap)
+		return net_tap_start(x->tap, f);
+#endif
+	return 0;
+}
+
+/* An end follows its function into every configuration linking it: the
+ * host, not the scheme, picks the configuration. */
 static int start_end(void *ctx, const struct gadget_scheme_function *f)
 {
 	struct gadgetd_ends *e = ctx;
 	struct end *x = by_label(e, f->label);
 	int rc = 0;
 
-	if (!x || !x->place || !f->f)
+	if (!x || !x->place)
 		return 0;
-	if (x->pty)
-		rc = acm_pty_start(x->pty, f->f);
-	else if (x->hid)
-		rc = hidg_start(x->hid, f->f);
-#ifdef GADGETD_HAVE_TAP
-	else if (x->tap)
-		rc = net_tap_start(x->tap, f->f);
-#endif
+	for (unsigned i = 0; rc == 0 && i < f->n_made; i++)
+		rc = start_on(x, f->made[i]);
 	if (rc < 0)
 		fprintf(stderr, "%s: %s: function %s (%s): cannot start moving data: %s\n", prog,
 			e->busid, x->label, x->name, usb_strerror(rc));

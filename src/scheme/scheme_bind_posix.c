@@ -12,6 +12,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "composite/errors.h"
@@ -274,25 +275,24 @@ struct usb_composite_dev *gadget_scheme_cdev(struct gadget_scheme *s)
 	return s && s->bound ? s->cdev : NULL;
 }
 
-/* The function @fn is made into in the first configuration linking it
- * (while bound), and how many configurations link it. */
-static struct usb_function *first_binding(struct gadget_scheme *s,
-					  const struct scheme_function *fn, unsigned *links)
+/* How many configurations link @fn; while bound, the functions made of
+ * it go to @made (room for @cap), in configuration order. */
+static unsigned bindings_of(const struct gadget_scheme *s, const struct scheme_function *fn,
+			    struct usb_function **made, unsigned cap)
 {
-	struct usb_function *first = NULL;
+	unsigned links = 0;
 
-	*links = 0;
 	for (unsigned i = 0; i < s->n_configs; i++)
 		for (unsigned k = 0; k < s->configs[i].n_bindings; k++) {
 			const struct scheme_binding *b = &s->configs[i].bindings[k];
 
 			if (b->fn != fn)
 				continue;
-			++*links;
-			if (!first && s->bound)
-				first = b->f;
+			if (s->bound && links < cap)
+				made[links] = b->f;
+			links++;
 		}
-	return first;
+	return links;
 }
 
 int gadget_scheme_for_each_function(struct gadget_scheme *s,
@@ -307,9 +307,20 @@ int gadget_scheme_for_each_function(struct gadget_scheme *s,
 						    .instance = sf->instance, .fi = sf->fi,
 						    .scheme_file = sf->where.file,
 						    .line = sf->where.line };
+		struct usb_function **made = NULL;
 
-		f.f = first_binding(s, sf, &f.links);
+		f.links = bindings_of(s, sf, NULL, 0);
+		if (s->bound && f.links) {
+			made = calloc(f.links, sizeof(*made));
+			if (!made)
+				return -USB_ENOMEM;
+			(void)bindings_of(s, sf, made, f.links);
+			f.f = made[0];
+			f.made = made;
+			f.n_made = f.links;
+		}
 		rc = fn(ctx, &f);
+		free(made);
 	}
 	return rc;
 }

@@ -7,7 +7,8 @@
  * taking the files away; SIGHUP leaving an unchanged gadget's ends alone
  * and making a changed one's anew; an end that cannot be made (a run
  * folder that is a file; a TAP interface without the rights) reported
- * with the function named while the gadget is served.
+ * with the function named while the gadget is served; ends of functions
+ * linked into two configurations following the one the host chose.
  */
 #define _XOPEN_SOURCE 700
 #include <errno.h>
@@ -67,6 +68,16 @@ static void class_endpoints(const struct host_view *v, uint8_t cls, uint8_t *in,
 	}
 }
 
+/* bInterfaceNumber of the first interface of class @cls in @v. */
+static uint8_t class_interface(const struct host_view *v, uint8_t cls)
+{
+	for (uint32_t off = 0; off + 1 < v->cfg_len && v->cfg[off]; off += v->cfg[off])
+		if (v->cfg[off + 1] == USB_DT_INTERFACE && v->cfg[off + 5] == cls)
+			return v->cfg[off + 2];
+	fail_msg("no interface of class %u", cls);
+	return 0xff;
+}
+
 /* Read @len bytes from @fd within 5 s. */
 static void read_within(int fd, void *buf, size_t len)
 {
@@ -84,8 +95,21 @@ static void read_within(int fd, void *buf, size_t len)
 	}
 }
 
-/* Bytes both ways between the host's bulk endpoints and the pty. */
-static void acm_both_ways(struct uc *c, const char *link)
+/* @v with the configuration descriptor of bConfigurationValue @value
+ * (the scheme's ids are 1, 2... in order). */
+static void config_view(struct uc *c, unsigned value, struct host_view *v)
+{
+	read_host_view(c, v);
+	assert_int_equal(uc_control(c, USB_DIR_IN, USB_REQ_GET_DESCRIPTOR,
+				    (uint16_t)(USB_DT_CONFIG << 8 | (value - 1)), 0,
+				    sizeof(v->cfg), v->cfg, &v->cfg_len), 0);
+	assert_true(v->cfg_len > 9);
+	assert_int_equal(v->cfg[5], value);
+}
+
+/* Bytes both ways between the host's bulk endpoints of configuration
+ * @config and the pty. */
+static void acm_both_ways(struct uc *c, const char *link, unsigned config)
 {
 	struct host_view v;
 	uint8_t in, out, buf[64];
@@ -97,10 +121,10 @@ static void acm_both_ways(struct uc *c, const char *link)
 	assert_true(len > 0);
 	target[len] = '\0';
 	assert_int_equal(strncmp(target, "/dev/pts/", 9), 0);
-	read_host_view(c, &v);
+	config_view(c, config, &v);
 	class_endpoints(&v, USB_CLASS_CDC_DATA, &in, &out);
 	assert_true(in && out);
-	assert_int_equal(uc_control(c, 0, USB_REQ_SET_CONFIGURATION, 1, 0, 0, NULL, &n), 0);
+	assert_int_equal(uc_control(c, 0, USB_REQ_SET_CONFIGURATION, config, 0, 0, NULL, &n), 0);
 	fd = open(link, O_RDWR | O_NOCTTY | O_NONBLOCK);
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, "to the host", 11), 11);
@@ -113,9 +137,11 @@ static void acm_both_ways(struct uc *c, const char *link)
 	close(fd);
 }
 
-/* An input report written to the FIFO reaches the host's interrupt IN;
- * the host's output report (SET_REPORT) comes out of the .out FIFO. */
-static void hid_both_ways(struct uc *c, const char *in_fifo, const char *out_fifo)
+/* An input report written to the FIFO reaches the host's interrupt IN
+ * of configuration @config; the host's output report (SET_REPORT) comes
+ * out of the .out FIFO. */
+static void hid_both_ways(struct uc *c, const char *in_fifo, const char *out_fifo,
+			  unsigned config)
 {
 	static const uint8_t report[8] = { 0, 0, 0x04, 0, 0, 0, 0, 0 };	/* 'a' */
 	uint8_t in, out, buf[64], leds = 0x02;
@@ -123,10 +149,10 @@ static void hid_both_ways(struct uc *c, const char *in_fifo, const char *out_fif
 	uint32_t n;
 	int w, r;
 
-	read_host_view(c, &v);
+	config_view(c, config, &v);
 	class_endpoints(&v, USB_CLASS_HID, &in, &out);
 	assert_true(in != 0);
-	assert_int_equal(uc_control(c, 0, USB_REQ_SET_CONFIGURATION, 1, 0, 0, NULL, &n), 0);
+	assert_int_equal(uc_control(c, 0, USB_REQ_SET_CONFIGURATION, config, 0, 0, NULL, &n), 0);
 	r = open(out_fifo, O_RDONLY | O_NONBLOCK);
 	w = open(in_fifo, O_WRONLY | O_NONBLOCK);
 	assert_true(r >= 0 && w >= 0);
@@ -136,7 +162,8 @@ static void hid_both_ways(struct uc *c, const char *in_fifo, const char *out_fif
 	assert_int_equal(n, sizeof(report));
 	assert_memory_equal(buf, report, sizeof(report));
 	assert_int_equal(uc_control(c, USB_DIR_OUT | USB_TYPE_CLASS | USB_RECIP_INTERFACE, 0x09,
-				    0x0200, 0, 1, &leds, &n), 0);	/* SET_REPORT, output */
+				    0x0200, class_interface(&v, USB_CLASS_HID), 1, &leds, &n),
+			 0);	/* SET_REPORT, output */
 	read_within(r, buf, 1);
 	assert_int_equal(buf[0], leds);
 	close(w);
@@ -177,10 +204,10 @@ static void test_gadgetd_ends_data(void **state)
 	assert_non_null(strstr(out, want));
 
 	assert_int_equal(uc_import(&c, d.port, "1-1", &info), 0);
-	hid_both_ways(&c, hid, hid_out);
+	hid_both_ways(&c, hid, hid_out, 1);
 	uc_close(&c);
 	assert_int_equal(uc_import(&c, d.port, "1-2", &info), 0);
-	acm_both_ways(&c, acm);
+	acm_both_ways(&c, acm, 1);
 	uc_close(&c);
 
 	/* remove takes the ends and the busid's folder away. */
@@ -346,12 +373,50 @@ static void test_gadgetd_ends_failures(void **state)
 		assert_int_equal(if_nametoindex(run), 0);	/* removed at exit */
 }
 
+/* acm and hid linked into two configurations, in a different order in
+ * each (so their interfaces and endpoints differ): their ends serve
+ * whichever configuration the host sets, and follow it back. */
+static void test_gadgetd_ends_two_configs(void **state)
+{
+	char sock[128], s[160], acm[160], hid[160], hid_out[160];
+	const char *args[] = { s, "--port", "0", "--control", sock, NULL };
+	struct usbip_device_info info;
+	struct daemon d;
+	struct uc c;
+	FILE *f;
+
+	(void)state;
+	snprintf(sock, sizeof(sock), "%s/control", tmpdir);
+	snprintf(s, sizeof(s), "%s/two.scheme", tmpdir);
+	f = fopen(s, "w");
+	assert_non_null(f);
+	fputs("functions = { acm_GS0 = { instance = \"GS0\"; type = \"acm\"; };\n"
+	      "  hid_usb0 = { instance = \"usb0\"; type = \"hid\"; attrs = { report_length = 8;\n"
+	      "    report_desc = ( 0x05, 0x01, 0x09, 0x06, 0xa1, 0x01, 0xc0 ); }; }; };\n"
+	      "configs = ( { id = 1; name = \"c\"; functions = ( \"acm_GS0\", \"hid_usb0\" ); },\n"
+	      "  { id = 2; name = \"c\"; functions = ( \"hid_usb0\", \"acm_GS0\" ); } );\n", f);
+	fclose(f);
+	end_path(acm, sizeof(acm), "1-1", "acm.GS0");
+	end_path(hid, sizeof(hid), "1-1", "hid.usb0");
+	end_path(hid_out, sizeof(hid_out), "1-1", "hid.usb0.out");
+	start_args(&d, args, NULL);
+	assert_int_equal(uc_import(&c, d.port, "1-1", &info), 0);
+	acm_both_ways(&c, acm, 2);
+	hid_both_ways(&c, hid, hid_out, 2);
+	acm_both_ways(&c, acm, 1);
+	hid_both_ways(&c, hid, hid_out, 1);
+	acm_both_ways(&c, acm, 2);
+	uc_close(&c);
+	stop(&d);
+}
+
 int gadgetd_ends_tests(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_gadgetd_ends_data, make_dir, remove_dir),
 		cmocka_unit_test_setup_teardown(test_gadgetd_ends_reload, make_dir, remove_dir),
 		cmocka_unit_test_setup_teardown(test_gadgetd_ends_failures, make_dir, remove_dir),
+		cmocka_unit_test_setup_teardown(test_gadgetd_ends_two_configs, make_dir, remove_dir),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

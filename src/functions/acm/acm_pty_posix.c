@@ -2,7 +2,9 @@
  * acm_pty_posix.c - the pseudo-terminal bridge of an ACM port
  * (composite/acm_pty.h): a pty master, one thread that moves bytes
  * between it and the port's stream, the callbacks that wake the thread,
- * and the symlink. POSIX (posix_openpt, poll, pthreads).
+ * and the symlink. The port may be one function per configuration
+ * linking the instance (fn_set.h): bytes go through the one the host
+ * uses. POSIX (posix_openpt, poll, pthreads).
  */
 #define _XOPEN_SOURCE 700
 #include <errno.h>
@@ -18,6 +20,7 @@
 #include <unistd.h>
 
 #include "composite/acm_pty.h"
+#include "functions/common/fn_set.h"
 
 #define CHUNK 16384
 #define RETRY_MS 50	/* while the port is not configured */
@@ -28,7 +31,7 @@ struct acm_pty {
 	char path[64];
 	char *link;
 	unsigned port;
-	struct usb_function *f;
+	struct fn_set fs;	/* the functions started on, one per configuration */
 	pthread_t thread;
 	bool started;
 	atomic_bool stop;
@@ -53,6 +56,14 @@ static void wake(struct acm_pty *p)
 
 static void on_readable(struct usb_function *f, void *ctx)
 {
+	struct acm_pty *p = ctx;
+
+	(void)fn_set_follow(&p->fs, f);
+	wake(p);
+}
+
+static void on_writable(struct usb_function *f, void *ctx)
+{
 	(void)f;
 	wake(ctx);
 }
@@ -61,7 +72,7 @@ static void on_open(struct usb_function *f, void *ctx)
 {
 	struct acm_pty *p = ctx;
 
-	(void)f;
+	(void)fn_set_follow(&p->fs, f);
 	usb_composite_log("ttyGS%u: host opened the port (DTR up)", p->port);
 	wake(p);
 }
@@ -117,7 +128,7 @@ static const struct acm_port_ops pty_ops = {
 	.line_coding = on_line_coding,
 	.send_break = on_break,
 	.readable = on_readable,
-	.writable = on_readable,
+	.writable = on_writable,
 	.unbind = on_unbind,
 };
 
@@ -130,7 +141,8 @@ static void move_down(struct acm_pty *p)
 		ssize_t n;
 
 		if (p->down_off == p->down_len) {
-			long got = acm_read(p->f, p->down, sizeof(p->down));
+			struct usb_function *f = fn_set_current(&p->fs);
+			long got = f ? acm_read(f, p->down, sizeof(p->down)) : 0;
 
 			if (got <= 0)
 				return;
@@ -143,6 +155,18 @@ static void move_down(struct acm_pty *p)
 		p->down_off += (size_t)n;
 		atomic_fetch_add(&p->from_host, (unsigned long long)n);
 	}
+}
+
+struct chunk {
+	const uint8_t *data;
+	size_t len;
+};
+
+static long write_to(struct usb_function *f, void *arg)
+{
+	const struct chunk *c = arg;
+
+	return acm_write(f, c->data, c->len);
 }
 
 /* Pty -> host: hand over what is held; Return: false while not configured. */
@@ -163,7 +187,8 @@ static bool move_up(struct acm_pty *p, bool readable)
 			p->up_off = 0;
 			readable = false;	/* poll again before the next read */
 		}
-		n = acm_write(p->f, p->up + p->up_off, p->up_len - p->up_off);
+		n = fn_set_try(&p->fs, write_to,
+			       &(struct chunk){ p->up + p->up_off, p->up_len - p->up_off });
 		if (n < 0)
 			return false;		/* held until the host configures us */
 		if (n == 0)
@@ -256,6 +281,7 @@ int acm_pty_create(struct acm_pty **out, struct f_acm_opts *opts, const char *li
 	if (!p)
 		return -USB_ENOMEM;
 	p->master = p->slave = p->wake[0] = p->wake[1] = -1;
+	fn_set_init(&p->fs);
 	p->port = opts->port_num;
 	rc = open_pty(p);
 	if (rc == 0 && pipe(p->wake) != 0)
@@ -283,14 +309,18 @@ const char *acm_pty_path(const struct acm_pty *p)
 
 int acm_pty_start(struct acm_pty *p, struct usb_function *f)
 {
+	int rc;
+
 	if (!p || !acm_is(f))
 		return -USB_EINVAL;
-	if (p->started)
-		return -USB_EBUSY;
-	p->f = f;
+	rc = fn_set_add(&p->fs, f);
+	if (rc < 0 || p->started)
+		return rc;
 	atomic_store(&p->stop, false);
-	if (pthread_create(&p->thread, NULL, bridge, p) != 0)
+	if (pthread_create(&p->thread, NULL, bridge, p) != 0) {
+		fn_set_init(&p->fs);
 		return -USB_EAGAIN;
+	}
 	p->started = true;
 	return 0;
 }
@@ -306,7 +336,7 @@ void acm_pty_destroy(struct acm_pty *p)
 {
 	if (!p)
 		return;
-	on_unbind(p->f, p);
+	on_unbind(NULL, p);
 	{
 	if (p->link) {
 		(void)unlink(p->link);

@@ -3,7 +3,9 @@
  * (composite/hidg.h): the FIFOs, one thread that turns the input pipe's
  * bytes into reports (and repeats the last one at the idle period), and
  * the callbacks that write output reports and wake the thread. POSIX
- * (mkfifo, poll, clock_gettime, pthreads).
+ * (mkfifo, poll, clock_gettime, pthreads). The reports go through the
+ * function of the configuration the host uses, of those started on (one
+ * per configuration linking the instance: fn_set.h).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -18,13 +20,14 @@
 #include <unistd.h>
 
 #include "composite/hidg.h"
+#include "functions/common/fn_set.h"
 
 #define RETRY_MS 50	/* while the host has not configured us */
 
 struct hidg {
 	int in_fd, out_fd, wake[2];
 	char *in_path, *out_path;	/* the FIFOs this bridge made (to remove) */
-	struct usb_function *f;
+	struct fn_set fs;	/* the functions started on, one per configuration */
 	size_t report_length;
 	pthread_t thread;
 	bool started;
@@ -59,7 +62,7 @@ static void on_out_report(struct usb_function *f, void *ctx, const uint8_t *data
 {
 	struct hidg *g = ctx;
 
-	(void)f;
+	(void)fn_set_follow(&g->fs, f);
 	(void)set_report;
 	/* Whole or nothing: a pipe write of at most PIPE_BUF bytes is atomic. */
 	if (g->out_fd >= 0 && write(g->out_fd, data, len) == (ssize_t)len) {
@@ -79,9 +82,11 @@ static void on_writable(struct usb_function *f, void *ctx)
 
 static void on_idle(struct usb_function *f, void *ctx, unsigned ms)
 {
-	(void)f;
+	struct hidg *g = ctx;
+
 	(void)ms;
-	wake(ctx);	/* poll() again with the new period */
+	(void)fn_set_follow(&g->fs, f);
+	wake(g);	/* poll() again with the new period */
 }
 
 static void on_unbind(struct usb_function *f, void *ctx)
@@ -106,10 +111,22 @@ static const struct hid_ops hidg_ops = {
 
 /* ---- the thread ------------------------------------------------------------------ */
 
+struct report {
+	const uint8_t *data;
+	size_t len;
+};
+
+static long send_to(struct usb_function *f, void *arg)
+{
+	const struct report *r = arg;
+
+	return hid_send_report(f, r->data, r->len);
+}
+
 /* Send @report; Return: 0, -USB_EAGAIN (wait for writable), -USB_ENOTCONN. */
 static int send(struct hidg *g, const uint8_t *report)
 {
-	int rc = hid_send_report(g->f, report, g->report_length);
+	int rc = (int)fn_set_try(&g->fs, send_to, &(struct report){ report, g->report_length });
 
 	if (rc == 0) {
 		atomic_fetch_add(&g->in_reports, 1);
@@ -120,10 +137,18 @@ static int send(struct hidg *g, const uint8_t *report)
 	return rc;
 }
 
+/* The current function's SET_IDLE period, 0 for none. */
+static unsigned idle_ms(struct hidg *g)
+{
+	struct usb_function *f = fn_set_current(&g->fs);
+
+	return f ? hid_get_idle_ms(f) : 0;
+}
+
 /* How long poll() may wait: until the idle period ends, or a retry. */
 static int wait_ms(struct hidg *g, int last_rc)
 {
-	unsigned idle = hid_get_idle_ms(g->f);
+	unsigned idle = idle_ms(g);
 	long long left;
 
 	if (last_rc == -USB_ENOTCONN)
@@ -162,8 +187,7 @@ static void *bridge(void *arg)
 			rc = send(g, g->pending);
 			if (rc == 0)
 				g->have = 0;
-		} else if (g->has_last && hid_get_idle_ms(g->f) &&
-			   now_ms() - g->last_ms >= hid_get_idle_ms(g->f)) {
+		} else if (g->has_last && idle_ms(g) && now_ms() - g->last_ms >= idle_ms(g)) {
 			rc = send(g, g->last);	/* the idle period passed: repeat */
 		}
 	}
@@ -205,6 +229,7 @@ int hidg_create(struct hidg **out, struct f_hid_opts *opts, const char *in_path,
 	if (!g)
 		return -USB_ENOMEM;
 	g->out_fd = g->wake[0] = g->wake[1] = -1;
+	fn_set_init(&g->fs);
 	g->report_length = opts->report_length;
 	g->in_fd = open_fifo(in_path, &g->in_path);
 	if (g->in_fd >= 0 && out_path)
@@ -229,14 +254,18 @@ int hidg_create(struct hidg **out, struct f_hid_opts *opts, const char *in_path,
 
 int hidg_start(struct hidg *g, struct usb_function *f)
 {
+	int rc;
+
 	if (!g || !hid_is(f))
 		return -USB_EINVAL;
-	if (g->started)
-		return -USB_EBUSY;
-	g->f = f;
+	rc = fn_set_add(&g->fs, f);
+	if (rc < 0 || g->started)
+		return rc;
 	atomic_store(&g->stop, false);
-	if (pthread_create(&g->thread, NULL, bridge, g) != 0)
+	if (pthread_create(&g->thread, NULL, bridge, g) != 0) {
+		fn_set_init(&g->fs);
 		return -USB_EAGAIN;
+	}
 	g->started = true;
 	return 0;
 }
@@ -257,7 +286,7 @@ void hidg_destroy(struct hidg *g)
 
 	if (!g)
 		return;
-	on_unbind(g->f, g);
+	on_unbind(NULL, g);
 	fds = (const int[]){ g->in_fd, g->out_fd, g->wake[0], g->wake[1] };
 	for (unsigned i = 0; i < 4; i++)
 		if (fds[i] >= 0)

@@ -4,7 +4,9 @@
  * usb_net_send(), waiting on the function's writable callback when the
  * queue is full; the host's frames are written to the interface from the
  * event context (non-blocking: a full interface drops, counted). The
- * carrier follows the link (TUNSETCARRIER). POSIX adapter (Linux).
+ * carrier follows the link (TUNSETCARRIER) of the current function
+ * (fn_set.h: one per configuration linking the instance). POSIX adapter
+ * (Linux).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -23,6 +25,7 @@
 #include <linux/if_tun.h>
 
 #include "composite/net_tap.h"
+#include "functions/common/fn_set.h"
 
 #ifndef TUNSETCARRIER
 #define TUNSETCARRIER _IOW('T', 226, int)
@@ -32,7 +35,7 @@ struct net_tap {
 	int fd;
 	int wake[2];		/* writable / stop: a byte wakes the thread */
 	char name[USB_NET_IFNAMSIZ];
-	struct usb_function *f;
+	struct fn_set fs;	/* the functions started on, one per configuration */
 	pthread_t thread;
 	bool started;
 	atomic_bool stop;
@@ -59,12 +62,15 @@ static void tap_rx(struct usb_function *f, void *ctx, const void *frame, size_t 
 		atomic_fetch_add(&t->dropped, 1);	/* the interface is down or full */
 }
 
+/* The carrier is the current function's link: a configuration the host
+ * leaves closes its link before the one it chooses opens its own. */
 static void tap_link(struct usb_function *f, void *ctx, bool up)
 {
 	struct net_tap *t = ctx;
 	int on = up;
 
-	(void)f;
+	if (up ? !fn_set_follow(&t->fs, f) : !fn_set_is_current(&t->fs, f))
+		return;
 	(void)ioctl(t->fd, TUNSETCARRIER, &on);
 	usb_composite_log("%s: host %s the link", t->name, up ? "opened" : "closed");
 }
@@ -105,12 +111,26 @@ static void drain_wake(struct net_tap *t)
 		;
 }
 
+struct frame {
+	const uint8_t *data;
+	size_t len;
+};
+
+static long send_to(struct usb_function *f, void *arg)
+{
+	const struct frame *fr = arg;
+
+	return usb_net_send(f, fr->data, fr->len);
+}
+
 /* Send one frame, waiting while the queue is full. False: stop. */
 static bool send_frame(struct net_tap *t, const uint8_t *frame, size_t len)
 {
+	struct frame fr = { frame, len };
+
 	for (;;) {
 		struct pollfd w = { .fd = t->wake[0], .events = POLLIN };
-		int rc = usb_net_send(t->f, frame, len);
+		long rc = fn_set_try(&t->fs, send_to, &fr);
 
 		if (rc == 0) {
 			atomic_fetch_add(&t->to_host, 1);
@@ -207,6 +227,7 @@ int net_tap_create(struct net_tap **out, char ifname[USB_NET_IFNAMSIZ],
 	if (!t)
 		return -USB_ENOMEM;
 	t->fd = -1;
+	fn_set_init(&t->fs);
 	if (pipe2(t->wake, O_NONBLOCK | O_CLOEXEC) < 0) {
 		rc = -errno;
 		free(t);
@@ -233,12 +254,15 @@ const char *net_tap_name(const struct net_tap *t)
 
 int net_tap_start(struct net_tap *t, struct usb_function *f)
 {
-	if (t->started)
-		return -USB_EBUSY;
-	t->f = f;
+	int rc = fn_set_add(&t->fs, f);
+
+	if (rc < 0 || t->started)
+		return rc;
 	atomic_store(&t->stop, false);
-	if (pthread_create(&t->thread, NULL, tap_thread, t))
+	if (pthread_create(&t->thread, NULL, tap_thread, t)) {
+		fn_set_init(&t->fs);
 		return -USB_EAGAIN;
+	}
 	t->started = true;
 	return 0;
 }
