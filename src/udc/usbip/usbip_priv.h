@@ -8,7 +8,8 @@
  * - struct usbip__dev (usbip_udc_posix.c) is one exported device: the UDC (an
  *   embedded usb_gadget with ep0 and 30 data endpoints) and its lock.
  * - struct usbip__conn (usbip_conn_posix.c; its op phase in
- *   usbip_op_posix.c) is one TCP connection; once it imports a device its
+ *   usbip_op_posix.c, its URB phase's receive side in usbip_rx_posix.c and
+ *   transmit queue in usbip_tx_posix.c) is one TCP connection; once it imports a device its
  *   thread is that gadget's event context.
  * - struct usbip__urb (urb_posix.c) is one submitted URB, owned by the
  *   connection; while pending it is a host transfer of the transfer
@@ -289,7 +290,8 @@ void usbip__cap_submit(struct usbip__dev *dev, const struct usbip__urb *urb);
 void usbip__cap_complete(struct usbip__dev *dev, const struct usbip__urb *urb, int status,
 			 size_t actual);
 
-/* One connection (usbip_conn_posix.c owns it; usbip_op_posix.c reads it). */
+/* One connection (usbip_conn_posix.c owns it; usbip_op_posix.c,
+ * usbip_rx_posix.c and usbip_tx_posix.c read and keep their parts). */
 enum usbip__rx_stage { USBIP_RX_HEADER, USBIP_RX_DATA, USBIP_RX_ISO };
 
 /*
@@ -349,7 +351,7 @@ struct usbip__conn {
 	size_t rxb_off, rxb_len;
 	bool rx_empty;			/* the last recv found the socket empty */
 	/* A streamed URB's payload held back until a request is queued for
-	 * it (usbip_conn_posix.c, RX_WAIT_NS): since when, and whether this
+	 * it (usbip_rx_posix.c, RX_WAIT_NS): since when, and whether this
 	 * URB already waited its time out. */
 	bool rx_waiting, rx_waited;
 	struct timespec rx_wait_start;
@@ -389,6 +391,36 @@ int usbip__op_import(struct usbip__conn *c);
 int usbip__op_request_in(struct usbip__conn *c);
 /* Empty the wake pipe. */
 void usbip__conn_drain_wake(struct usbip__conn *c);
+
+/* usbip_rx_posix.c: the receive side, in the connection thread. */
+/* Read what the socket holds and act on each complete PDU (bounded work
+ * per call). Return 0 to go on, 1 on EOF, or a negative error (end the
+ * connection). */
+int usbip__rx_some(struct usbip__conn *c);
+/* While a starved streamed payload is held back (conn->rx_waiting): the
+ * ms until the hold ends (at least 1), for poll()'s timeout. */
+int usbip__rx_hold_ms(const struct usbip__conn *c);
+
+/* usbip_tx_posix.c: the transmit queue, in the connection thread. */
+/* Count @urb against the connection's caps (pending_bytes and
+ * pending_urbs) from its CMD_SUBMIT until its reply is sent or it is
+ * unlinked; usbip__tx_uncharge() takes it off. */
+void usbip__tx_charge(struct usbip__conn *c, const struct usbip__urb *urb);
+void usbip__tx_uncharge(struct usbip__conn *c, const struct usbip__urb *urb);
+/* Queue a RET_UNLINK for CMD_UNLINK @seqnum with @status. Return 0,
+ * USB_ENOMEM, or USB_EPROTO when the host does not read its replies. */
+int usbip__tx_ret_unlink(struct usbip__conn *c, uint32_t seqnum, int status);
+/* Queue @urb's RET_SUBMIT; @urb leaves conn->urbs and the queue owns it
+ * (freed once sent, also on error). Errors as usbip__tx_ret_unlink(). */
+int usbip__tx_ret_submit(struct usbip__conn *c, struct usbip__urb *urb);
+/* Queue the RET_SUBMIT of every URB the engine finished. Return 0 or a
+ * negative error. */
+int usbip__tx_answer_done(struct usbip__conn *c);
+/* Write what the socket takes now; *@released tells whether a sent reply
+ * gave requests back to dev->done. Return 0, USB_ECONNRESET or USB_EIO. */
+int usbip__tx_flush(struct usbip__conn *c, bool *released);
+/* Unplug: free every queued reply unsent (their URBs too). */
+void usbip__tx_drop_all(struct usbip__conn *c);
 
 /* usbip_conn_posix.c */
 /* A protocol violation: log, event, and USB_EPROTO to end the connection. */
