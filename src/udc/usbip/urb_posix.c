@@ -178,8 +178,7 @@ size_t usbip__urb_rx_begin(struct usbip__dev *dev, struct usbip__urb *urb,
 	return udcx__urb_rx_windows(&ep->x, &urb->x, win, max);
 }
 
-void usbip__urb_rx_end(struct usbip__dev *dev, struct usbip__urb *urb, size_t n,
-		       struct list_head *keep)
+void usbip__urb_rx_end(struct usbip__dev *dev, struct usbip__urb *urb, size_t n)
 {
 	struct usbip__ep *ep = usbip__dev_ep(dev, urb->epnum, urb->dir_in);
 	USB_LIST_HEAD(reqs);
@@ -189,7 +188,7 @@ void usbip__urb_rx_end(struct usbip__dev *dev, struct usbip__urb *urb, size_t n,
 	/* Filled requests go back now, not after the rest of the read: the
 	 * function's completion queues the next one for the bytes to come. */
 	while (!list_empty(&dev->done.reqs))
-		list_move_tail(dev->done.reqs.next, keep ? keep : &reqs);
+		list_move_tail(dev->done.reqs.next, &reqs);
 	pthread_mutex_unlock(&dev->lock);
 	udcx__giveback_list(&reqs);
 }

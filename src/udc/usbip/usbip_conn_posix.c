@@ -58,7 +58,6 @@ struct usbip__conn *usbip__conn_new(struct usbip_server *srv, int fd, const char
 	atomic_init(&c->running, false);
 	atomic_init(&c->finished, false);
 	INIT_LIST_HEAD(&c->txq);
-	INIT_LIST_HEAD(&c->rx_kept);
 	INIT_LIST_HEAD(&c->srv_link);
 	return c;
 }
@@ -200,9 +199,6 @@ static void serve_urbs(struct usbip__conn *c)
 			rc = usbip__tx_answer_done(c);
 		if (rc == 0)
 			rc = usbip__tx_flush(c, &released);
-		/* A streamed URB's requests, now that its reply is on its way. */
-		if (rc == 0 && usbip__rx_give_kept(c))
-			released = true;
 		/* Sent replies gave their requests back: complete them now
 		 * (their functions queue more), and send what that finished. */
 		if (rc == 0 && released)
@@ -222,7 +218,6 @@ static void teardown_urbs(struct usbip__conn *c)
 {
 	USB_LIST_HEAD(done);
 
-	(void)usbip__rx_give_kept(c);	/* their bytes came: they complete */
 	usbip__dev_detach(c->dev, &done);
 	while (!list_empty(&done)) {
 		struct udcx_urb *u = list_first_entry(&done, struct udcx_urb, node);

@@ -228,13 +228,11 @@ int usbip__urb_submit_stream(struct usbip__dev *dev, struct usbip__urb *urb);
  * whether it waits for a request (*@starved: then the next ops->queue on
  * its endpoint wakes the connection);
  * usbip__urb_rx_end() says how many were written there (0 is fine),
- * drops the lock and gives back the requests that filled, or with @keep
- * moves them there for the caller to give back (udcx__giveback_list())
- * (connection thread only). */
+ * drops the lock and gives back the requests that filled (connection
+ * thread only). */
 size_t usbip__urb_rx_begin(struct usbip__dev *dev, struct usbip__urb *urb,
 			   struct udcx_window *win, size_t max, bool *starved);
-void usbip__urb_rx_end(struct usbip__dev *dev, struct usbip__urb *urb, size_t n,
-		       struct list_head *keep);
+void usbip__urb_rx_end(struct usbip__dev *dev, struct usbip__urb *urb, size_t n);
 /* After an ISO URB finished: per-packet results into urb->iso, and the IN
  * data packed as the wire wants it (each packet's actual bytes in order,
  * never more than the buffer holds, whatever the packets say). */
@@ -357,9 +355,6 @@ struct usbip__conn {
 	 * URB already waited its time out. */
 	bool rx_waiting, rx_waited;
 	struct timespec rx_wait_start;
-	/* The requests a streamed URB's last payload bytes filled, given
-	 * back once its RET_SUBMIT is sent (usbip__rx_give_kept()). */
-	struct list_head rx_kept;
 	/*
 	 * CMD_UNLINKs that came before their CMD_SUBMIT: vhci's tx thread can
 	 * send a URB's unlink ahead of its submit when both are queued
@@ -402,9 +397,6 @@ void usbip__conn_drain_wake(struct usbip__conn *c);
  * per call). Return 0 to go on, 1 on EOF, or a negative error (end the
  * connection). */
 int usbip__rx_some(struct usbip__conn *c);
-/* Give back the requests in conn->rx_kept (their functions complete).
- * Return whether there were any. */
-bool usbip__rx_give_kept(struct usbip__conn *c);
 /* While a starved streamed payload is held back (conn->rx_waiting): the
  * ms until the hold ends (at least 1), for poll()'s timeout. */
 int usbip__rx_hold_ms(const struct usbip__conn *c);

@@ -475,21 +475,15 @@ int usbip__rx_some(struct usbip__conn *c)
 		rx_target(c, &dst, &left);
 		niov = rx_windows(c, dst, left, iov, &want, &starved);
 		if (starved && rx_hold(c)) {
-			usbip__urb_rx_end(c->dev, c->rx_urb, 0, NULL);
+			usbip__urb_rx_end(c->dev, c->rx_urb, 0);
 			return 0;	/* until ops->queue wakes us, or the time is up */
 		}
 		c->rx_waiting = false;
 		rc = rx_read(c, iov, niov, want, want == left, &n);
 		if (stream && rc == RX_GOT && c->rx_urb->captured)
 			rx_keep_copy(iov, niov, dst, n);	/* before the requests go */
-		/* The payload's last bytes: its requests wait for its reply
-		 * (usbip__rx_give_kept()). The host's URB completes when its
-		 * bytes are in, as a controller ACKs them into its FIFO; the
-		 * function's work on them (a TAP write per frame, a WRITE to
-		 * a file) is not the host's latency. */
 		if (stream)
-			usbip__urb_rx_end(c->dev, c->rx_urb, rc == RX_GOT ? n : 0,
-					  rc == RX_GOT && n == left ? &c->rx_kept : NULL);
+			usbip__urb_rx_end(c->dev, c->rx_urb, rc == RX_GOT ? n : 0);
 		if (rc == RX_EMPTY)
 			return 0;
 		if (rc == RX_EOF) {
@@ -505,20 +499,6 @@ int usbip__rx_some(struct usbip__conn *c)
 		rc = rx_stage_done(c);
 		if (rc < 0)
 			return rc;
-		if (!list_empty(&c->rx_kept))
-			return 0;	/* its reply goes first (serve_urbs) */
 	}
 	return 0;
-}
-
-bool usbip__rx_give_kept(struct usbip__conn *c)
-{
-	USB_LIST_HEAD(reqs);
-
-	if (list_empty(&c->rx_kept))
-		return false;
-	while (!list_empty(&c->rx_kept))
-		list_move_tail(c->rx_kept.next, &reqs);
-	udcx__giveback_list(&reqs);
-	return true;
 }
