@@ -31,6 +31,9 @@
 #define TUNSETCARRIER _IOW('T', 226, int)
 #endif
 
+/* Frames read from the interface per wake-up. */
+#define TAP_READ_BURST 64
+
 struct net_tap {
 	int fd;
 	int wake[2];		/* writable / stop: a byte wakes the thread */
@@ -165,11 +168,15 @@ static void *tap_thread(void *arg)
 			drain_wake(t);
 		if (!(fds[0].revents & POLLIN))
 			continue;
-		n = read(t->fd, frame, sizeof(frame));
-		if (n <= 0)
-			continue;
-		if (!send_frame(t, frame, (size_t)n))
-			break;
+		/* What the interface holds, without a poll per frame (the fd
+		 * is non-blocking); bounded, so a stop is seen. */
+		for (int k = 0; k < TAP_READ_BURST; k++) {
+			n = read(t->fd, frame, sizeof(frame));
+			if (n <= 0)
+				break;
+			if (!send_frame(t, frame, (size_t)n))
+				return NULL;
+		}
 	}
 	return NULL;
 }
