@@ -19,8 +19,12 @@
 # attaches again and carries data; two keyboard reports written to
 # run/1-3/hid.usb0 come out of the host's /dev/hidraw0; the ecm
 # function's TAP interface (moved to a network namespace, as in ether.sh)
-# and the host's cdc_ether interface ping each other. SIGINT: the daemon
-# exits 0 and its ends' files are gone.
+# and the host's cdc_ether interface ping each other. A fifth gadget
+# (1-5) links its acm.GS0 into two configurations (with acm.GS1 in the
+# first): the host moved to configuration 2 (bConfigurationValue), 1 MiB
+# goes each way between its tty and the one pty run/1-5/acm.GS0, and
+# again back in configuration 1. SIGINT: the daemon exits 0 and its
+# ends' files are gone.
 LH_LIB=${LH_LIB:-$(cd "$(dirname "$0")/../lib" && pwd)}
 . "$LH_LIB/common.sh"
 
@@ -38,8 +42,23 @@ host_main() {
     done
     [ -x "${LH_GADGETCTL:-}" ] || lh_fail "LH_GADGETCTL names no executable"
     head -c 1048576 /dev/urandom >"$LH_WORK/to_gadget.bin"
+    h_two_configs_scheme >"$LH_WORK/two_configs.scheme"
     head -c 1048576 /dev/urandom >"$LH_WORK/to_host.bin"
     H_OURS_BIN=$LH_GADGETD H_BINS="$LH_USBG_IMPORT $LH_GADGETCTL" h_guest 300 "$1"
+}
+
+# h_two_configs_scheme: acm.GS0 in both configurations, acm.GS1 in the first.
+h_two_configs_scheme() {
+    cat <<'EOF'
+attrs = { bcdUSB = 0x0200; bDeviceClass = 0xEF; bDeviceSubClass = 0x02;
+          bDeviceProtocol = 0x01; idVendor = 0x1d6b; idProduct = 0x0104; };
+strings = ( { lang = 0x409; manufacturer = "libcomposite"; product = "Two configurations";
+              serialnumber = "0123456789AE"; } );
+functions = { acm_GS0 = { instance = "GS0"; type = "acm"; };
+              acm_GS1 = { instance = "GS1"; type = "acm"; }; };
+configs = ( { id = 1; name = "c"; functions = ( "acm_GS0", "acm_GS1" ); },
+            { id = 2; name = "c"; functions = ( "acm_GS0" ); } );
+EOF
 }
 
 # g_dev: the sysfs folder of the attached 1d6b:0104 (both sides use it).
@@ -196,6 +215,32 @@ g_hid_data() {
     g_detach
 }
 
+# g_config N: the host's device (g_dev) set to configuration N, its ttys there.
+g_config() {
+    _d=$(g_dev) || lh_fail "no 1d6b:0104 device to configure"
+    echo "$1" >"$_d/bConfigurationValue" || lh_fail "bConfigurationValue $1"
+    g_wait 30 "configuration $1's interfaces" test -e "$_d/${_d##*/}:$1.0"
+    g_wait 30 "a ttyACM in configuration $1" g_some_tty
+}
+
+# g_acm_two_configs: 1-5's acm.GS0 carries data in either configuration.
+g_acm_two_configs() {
+    _pty=$RUN/1-5/acm.GS0
+    BUSID=1-5
+    g_attach
+    g_wait 30 "1-5's ttys" g_some_tty
+    for _c in 2 1; do
+        g_config "$_c"
+        stty -F "$TTY" 115200 raw -echo || lh_fail "stty in configuration $_c"
+        exec 3<>"$TTY"
+        g_copy_through /host/to_gadget.bin "$TTY" "$_pty" "$GW/got_gadget_c$_c.bin"
+        g_copy_through /host/to_host.bin "$_pty" "$TTY" "$GW/got_host_c$_c.bin"
+        exec 3>&-
+        lh_log "configuration $_c: acm.GS0's pty carries data both ways"
+    done
+    g_detach
+}
+
 in_ns() { nsenter -t "$NS_PID" -n "$@"; }
 # g_cdc_ether_if: the interface cdc_ether made, or nothing.
 g_cdc_ether_if() {
@@ -247,8 +292,9 @@ guest_main() {
         g_stage "$_sch.scheme"
         _args="$_args $_sch.scheme"
     done
+    g_stage two_configs.scheme
     # shellcheck disable=SC2086
-    g_ours_start composite-gadgetd $_args --control "$CTL" --run-dir "$RUN"
+    g_ours_start composite-gadgetd $_args two_configs.scheme --control "$CTL" --run-dir "$RUN"
     FAILED=
     _num=1
     for _sch in $SCHEMES; do
@@ -259,6 +305,7 @@ guest_main() {
     g_acm_data
     g_hid_data
     g_ecm_ping
+    g_acm_two_configs
     g_ours_stop INT
     [ -z "$(ls -A "$RUN")" ] || lh_fail "ends left after the exit: $(ls -R "$RUN")"
     lh_log "the daemon's exit removed its ends"
