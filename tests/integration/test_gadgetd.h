@@ -1,6 +1,6 @@
 /*
  * test_gadgetd.h - what test_gadgetd.c's cases share with the other files
- * of the test_gadgetd program (test_gadgetd_ends.c): the daemon under
+ * of the test_gadgetd program (test_gadgetd_control.c, test_gadgetd_ends.c): the daemon under
  * test started and stopped in a folder of its own, the CLI, a host's view
  * of a gadget. Defined in test_gadgetd.c; cmocka asserts inside.
  */
@@ -65,7 +65,23 @@ int ctl(const char *sock, const char *const *words, char *out, size_t size, char
 /* Wait (bounded) until list shows @text. */
 bool list_shows(const char *sock, const char *text);
 
-/* test_gadgetd_ends.c's group. Return cmocka's status. */
+/* Start serving @a and @b (with a control socket at @control, or none);
+ * wait for the port. */
+void start_with(struct daemon *d, const char *a, const char *b, const char *control);
+
+/* A mass_storage scheme NAME in the test's folder whose LUN is @file
+ * (read-only with @ro). */
+void write_scheme_file(const char *name, bool ro, const char *file);
+
+/* Whether process @pid has a file called @name open. */
+bool has_open(pid_t pid, const char *name);
+
+/* One raw request on the control socket; the reply into @out. */
+void raw_request(const char *sock, const char *req, size_t len, char *out, size_t size);
+
+/* test_gadgetd_control.c's and test_gadgetd_ends.c's groups. Return
+ * cmocka's status. */
+int gadgetd_control_tests(void);
 int gadgetd_ends_tests(void);
 
 #endif /* TEST_GADGETD_H */

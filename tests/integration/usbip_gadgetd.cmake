@@ -4,6 +4,7 @@ if(NOT TARGET composite-gadgetd)
   return()
 endif()
 add_executable(test_gadgetd ${CMAKE_CURRENT_LIST_DIR}/test_gadgetd.c
+               ${CMAKE_CURRENT_LIST_DIR}/test_gadgetd_control.c
                ${CMAKE_CURRENT_LIST_DIR}/test_gadgetd_ends.c)
 target_link_libraries(test_gadgetd PRIVATE usbip_test_support PkgConfig::USBIP_CMOCKA
                       composite_warnings)

@@ -215,12 +215,15 @@ g_hid_data() {
     g_detach
 }
 
-# g_config N: the host's device (g_dev) set to configuration N, its ttys there.
+# g_config N: the host's device (g_dev) set to configuration N; TTY the
+# tty of its interface 0 (acm.GS0's: cdc-acm's minors need not follow).
 g_config() {
     _d=$(g_dev) || lh_fail "no 1d6b:0104 device to configure"
     echo "$1" >"$_d/bConfigurationValue" || lh_fail "bConfigurationValue $1"
-    g_wait 30 "configuration $1's interfaces" test -e "$_d/${_d##*/}:$1.0"
-    g_wait 30 "a ttyACM in configuration $1" g_some_tty
+    _i0=$_d/${_d##*/}:$1.0
+    g_wait 30 "configuration $1's ACM tty" test -d "$_i0/tty"
+    TTY=/dev/$(ls "$_i0/tty")
+    g_wait 30 "$TTY" g_tty_ready
 }
 
 # g_acm_two_configs: 1-5's acm.GS0 carries data in either configuration.
