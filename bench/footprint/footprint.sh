@@ -3,8 +3,12 @@
 # firmware image, from its GNU ld map file (-Wl,-Map): text (code and
 # constants), data and bss per part (core, MSF with its endpoint pair,
 # null UDC, port helpers: atomics, allocator, pool; other library objects) and per object, beside the libc/libgcc it pulls
-# in and TinyUSB's figures on the same target (docs/firmware.md). Only
-# input sections that were kept (gc'ed ones are listed apart in the map).
+# in, the whole image, and TinyUSB's figures on the same target
+# (docs/firmware.md). Only input sections that were kept (gc'ed ones are
+# listed apart in the map). A library built with COMPOSITE_LTO=ON reaches
+# the link as GCC's intermediate code: what the link-time optimiser makes
+# of it comes from ltrans objects, counted as part "lto" (the library's
+# parts are no longer told apart; the image's own objects are not LTO).
 # Prints a table; exits non-zero only when the map cannot be read.
 set -eu
 map=$1
@@ -38,7 +42,10 @@ function add(sec, size, file,    kind, obj, p) {
 	else if (sec ~ /^\.data/) kind = "data";
 	else if (sec ~ /^\.bss/ || sec == "COMMON") kind = "bss";
 	else return;
-	if (file ~ /libcomposite\.a\(/) {
+	image[kind] += size
+	if (file ~ /\.ltrans[0-9]*\.ltrans\.o$/) {
+		sz["lto", kind] += size;
+	} else if (file ~ /libcomposite\.a\(/) {
 		obj = file; sub(/.*libcomposite\.a\(/, "", obj); sub(/\)$/, "", obj);
 		p = part(obj);
 		sz[p, kind] += size; objs[obj] = p; osz[obj, kind] += size;
@@ -62,7 +69,7 @@ sec != "" && /^ +0x[0-9a-f]+ +0x[0-9a-f]+ / {
 END {
 	printf "footprint of %s (bytes the linker kept)\n", label
 	printf "%-14s %8s %6s %6s\n", "part", "text", "data", "bss"
-	n = split("core msf null-udc port other", parts, " ")
+	n = split("core msf null-udc port other lto", parts, " ")
 	for (i = 1; i <= n; i++) {
 		p = parts[i]
 		printf "%-14s %8d %6d %6d\n", p, sz[p, "text"], sz[p, "data"], sz[p, "bss"]
@@ -76,6 +83,7 @@ END {
 	       sz["core", "bss"] + sz["msf", "bss"] + sz["port", "bss"]
 	printf "%-14s %8d %6d %6d\n", "libc+libgcc", sz["libc+libgcc", "text"],
 	       sz["libc+libgcc", "data"], sz["libc+libgcc", "bss"]
+	printf "%-14s %8d %6d %6d\n", "image", image["text"], image["data"], image["bss"]
 	printf "%-14s %8s %6s %6s\n", "TinyUSB (ref)", "7700", "-", "900"
 	printf "  (usbd + msc_device + tusb, commit fd70160a, same target; 9.0 KiB text with tu_fifo;\n"
 	printf "   its READ/WRITE and most SCSI replies are left to the application)\n"

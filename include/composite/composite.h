@@ -67,6 +67,14 @@ extern "C" {
 #define USB_COMP_EP0_BUFSIZ 4096
 #endif
 
+/* Bytes of cdev->landing_page: the longest WebUSB URL unless the build
+ * sets it (a public definition, as USB_COMP_EP0_BUFSIZ): the minimal
+ * profile, which refuses WebUSB, keeps 1 (the empty string) and saves the
+ * rest of the device's RAM. */
+#ifndef USB_COMP_LANDING_PAGE_BYTES
+#define USB_COMP_LANDING_PAGE_BYTES WEBUSB_URL_RAW_MAX_LENGTH
+#endif
+
 /* Interfaces per configuration, functions per configuration. */
 #define MAX_CONFIG_INTERFACES 16
 
@@ -223,8 +231,8 @@ struct usb_composite_driver {
  * @use_webusb, @bcd_webusb_version, @b_webusb_vendor_code, @landing_page:
  *	WebUSB, as Linux 6.4: a BOS platform capability with that version
  *	(0: 0x0100) and vendor code, and iLandingPage 1 when @landing_page
- *	(NUL-terminated; "https://" or "http://" becomes the URL
- *	descriptor's scheme) is not empty.
+ *	(NUL-terminated, USB_COMP_LANDING_PAGE_BYTES at most; "https://"
+ *	or "http://" becomes the URL descriptor's scheme) is not empty.
  *	A BOS capability raises the device's bcdUSB to at least 0x0201.
  *	Set all of these in the driver's bind; usb_composite_probe() fails
  *	with -USB_EINVAL for a landing page too long for its descriptor, and
@@ -255,7 +263,7 @@ struct usb_composite_dev {
 	unsigned use_webusb : 1;
 	uint16_t bcd_webusb_version;
 	uint8_t b_webusb_vendor_code;
-	char landing_page[WEBUSB_URL_RAW_MAX_LENGTH];
+	char landing_page[USB_COMP_LANDING_PAGE_BYTES];
 
 	/* private */
 	struct list_head COMPOSITE_PRIVATE(configs);

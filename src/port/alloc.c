@@ -56,9 +56,25 @@ void composite__free(void *p)
 	composite__pool_free(&pool, p);
 }
 
+unsigned long composite__alloc_count(void)
+{
+	return pool.allocs;
+}
+
 #else /* !COMPOSITE_NO_HEAP */
 
+#include <stdatomic.h>
 #include <stdlib.h>
+
+/* Relaxed: a count for tests, ordered with nothing. */
+static atomic_ulong heap_allocs;
+
+static void *counted(void *p)
+{
+	if (p)
+		atomic_fetch_add_explicit(&heap_allocs, 1, memory_order_relaxed);
+	return p;
+}
 
 int usb_port_pool_init(void *mem, size_t size)
 {
@@ -75,17 +91,22 @@ int usb_port_pool_stats(struct usb_port_pool_stats *st)
 
 void *composite__malloc(size_t size)
 {
-	return malloc(size);
+	return counted(malloc(size));
 }
 
 void *composite__calloc(size_t n, size_t size)
 {
-	return calloc(n, size);	/* the host's: large zeroed regions stay lazy */
+	return counted(calloc(n, size));	/* the host's: large zeroed regions stay lazy */
 }
 
 void composite__free(void *p)
 {
 	free(p);
+}
+
+unsigned long composite__alloc_count(void)
+{
+	return atomic_load_explicit(&heap_allocs, memory_order_relaxed);
 }
 
 #endif /* COMPOSITE_NO_HEAP */

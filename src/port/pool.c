@@ -9,8 +9,10 @@
 
 #define POOL_ALIGN _Alignof(max_align_t)
 
+/* A block's header: what freeing needs and no more (8 bytes on a 32-bit
+ * core, one per object the library keeps; the payload's size is never
+ * needed again, as the top only comes down to a block's own start). */
 struct block {
-	size_t size;	/* payload bytes, a multiple of POOL_ALIGN */
 	size_t below;	/* the pool's "last" before this block went on */
 	bool freed;
 };
@@ -51,7 +53,6 @@ void *composite__pool_alloc(struct composite__pool *pool, size_t size)
 	if (pool->size - pool->top < need)
 		return NULL;
 	b = (struct block *)(void *)(pool->base + pool->top);
-	b->size = need - HEADER_BYTES;
 	b->below = pool->last;
 	b->freed = false;
 	pool->last = pool->top + 1;

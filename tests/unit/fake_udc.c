@@ -100,8 +100,10 @@ static struct usb_request *f_alloc(struct usb_ep *ep)
 	if (fep(ep)->udc->fail_alloc)
 		return NULL;
 	r = calloc(1, sizeof(*r));
-	if (r)
+	if (r) {
 		fep(ep)->udc->live_requests++;
+		fep(ep)->udc->request_allocs++;
+	}
 	return r;
 }
 

@@ -52,6 +52,7 @@ struct fake_udc {
 	int ep0_stalls;		/* ops->set_halt(ep0, USB_EP_HALT_SET) calls */
 	int wakeup_calls;
 	long live_requests;	/* allocated and not yet freed */
+	unsigned long request_allocs;	/* alloc_request calls that gave one */
 	bool fail_alloc;	/* alloc_request returns NULL */
 };
 

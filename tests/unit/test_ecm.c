@@ -22,6 +22,7 @@
 #include "composite/inproc_host.h"
 #include "composite/registry.h"
 #include "functions/net/net_reqs.h"
+#include "port/alloc.h"
 
 #define TMO 2000
 
@@ -142,9 +143,13 @@ static const uint8_t *find_desc(uint8_t type, uint8_t subtype, unsigned nth)
 	return NULL;
 }
 
+/* The library's allocations right after the bind (port/alloc.h). */
+static unsigned long bound_allocs;
+
 static void start(void)
 {
 	assert_int_equal(usb_composite_probe(&drv), 0);
+	bound_allocs = composite__alloc_count();
 	C_len = usb_inproc_host_enumerate(H, USB_SPEED_HIGH, 1, NULL, C, sizeof(C), TMO);
 	assert_true(C_len > 9);
 	EP_NOTIFY = EP_IN = EP_OUT = 0;
@@ -263,6 +268,14 @@ static void test_link_and_requests(void **state)
 	expect_notifications(false);
 	assert_false(usb_net_link_up(f_ecm));
 	assert_int_equal(ev.links_down, 1);
+	/* Unconfigured, configured, the link opened and closed again: the
+	 * requests and buffers are the bind's; nothing is allocated after it. */
+	assert_int_equal(ctrl(0, USB_REQ_SET_CONFIGURATION, 0, 0, NULL, 0), 0);
+	assert_int_equal(ctrl(0, USB_REQ_SET_CONFIGURATION, 1, 0, NULL, 0), 0);
+	open_link();
+	assert_int_equal(usb_inproc_host_set_interface(H, 1, 0, TMO), 0);
+	expect_notifications(false);
+	assert_int_equal(composite__alloc_count(), bound_allocs);
 }
 
 static void fill_frame(uint8_t *f, size_t len, uint8_t seed)

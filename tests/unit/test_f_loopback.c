@@ -170,15 +170,25 @@ static void test_f_loopback_disable_during_transfers(void **state)
 	assert_int_equal(gz_set_config(&d, 0), 0);
 	assert_int_equal(gz_ep(&d, d.in_addr)->queued, 0);
 	assert_int_equal(gz_ep(&d, d.out_addr)->queued, 0);
-	assert_int_equal(d.udc.live_requests, 1);	/* ep0's */
+	/* The pairs stay until unbind: ep0's request and 8 x (OUT, IN). */
+	assert_int_equal(d.udc.live_requests, 1 + 2 * 8);
 	loopback_get_stats(d.func, &st);
 	assert_false(st.enabled);
-	/* SET_INTERFACE 0 restarts with a fresh pool. */
+	/* SET_INTERFACE 0 restarts with the whole pool. */
 	assert_int_equal(gz_set_config(&d, GZ_CONFIG_VALUE), 0);
 	assert_true(fake_ep_complete(gz_ep(&d, d.out_addr), 0, 64));
 	assert_int_equal(gz_set_interface(&d, 0, 0), 0);
 	assert_int_equal(gz_ep(&d, d.in_addr)->queued, 0);
 	assert_int_equal(gz_ep(&d, d.out_addr)->queued, 8);
+	/* A bus reset and a new configuration: the same pool again. */
+	fake_udc_reset(&d.udc, USB_SPEED_HIGH);
+	assert_int_equal(gz_ep(&d, d.out_addr)->queued, 0);
+	assert_int_equal(fake_ctrl(&d.udc, USB_DIR_OUT, USB_REQ_SET_ADDRESS, 6, 0, 0, NULL, 0), 0);
+	assert_int_equal(gz_set_config(&d, GZ_CONFIG_VALUE), 0);
+	assert_int_equal(gz_ep(&d, d.out_addr)->queued, 8);
+	assert_int_equal(gz_head(&d, d.out_addr)->length, 4096);
+	/* Nothing was allocated after bind (heap or pool, requests included). */
+	assert_int_equal(gz_allocs(&d), d.bound_allocs);
 	gz_stop(&d);
 	assert_int_equal(d.udc.live_requests, 0);
 }

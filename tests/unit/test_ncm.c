@@ -19,6 +19,7 @@
 #include "composite/composite.h"
 #include "composite/ether.h"
 #include "composite/inproc_host.h"
+#include "port/alloc.h"
 
 #define TMO 2000
 #define CLASS_OUT (USB_DIR_OUT | USB_TYPE_CLASS | USB_RECIP_INTERFACE)
@@ -113,9 +114,13 @@ static const uint8_t *find_desc(uint8_t type, uint8_t subtype, unsigned nth)
 	return NULL;
 }
 
+/* The library's allocations right after the bind (port/alloc.h). */
+static unsigned long bound_allocs;
+
 static void start(void)
 {
 	assert_int_equal(usb_composite_probe(&drv), 0);
+	bound_allocs = composite__alloc_count();
 	C_len = usb_inproc_host_enumerate(H, USB_SPEED_HIGH, 1, NULL, C, sizeof(C), TMO);
 	assert_true(C_len > 9);
 	EP_NOTIFY = EP_IN = EP_OUT = 0;
@@ -242,6 +247,14 @@ static void test_descriptors_and_requests(void **state)
 	assert_int_equal(usb_get_le16(buf), 0);
 	assert_int_equal(ctrl(CLASS_IN, 0x85, 0, buf, 4), 4);
 	assert_int_equal(usb_get_le32(buf), 16384);
+	/* Unconfigured, configured, the link opened and closed again: the
+	 * requests and buffers are the bind's; nothing is allocated after it. */
+	assert_int_equal(ctrl(0, USB_REQ_SET_CONFIGURATION, 0, NULL, 0), 0);
+	assert_int_equal(ctrl(0, USB_REQ_SET_CONFIGURATION, 1, NULL, 0), 0);
+	open_link();
+	assert_int_equal(usb_inproc_host_set_interface(H, 1, 0, TMO), 0);
+	expect_notifications(false);
+	assert_int_equal(composite__alloc_count(), bound_allocs);
 }
 
 static void test_out_ntbs(void **state)

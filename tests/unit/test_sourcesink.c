@@ -364,7 +364,7 @@ static void test_sourcesink_set_alt(void **state)
 	assert_int_equal(st.iso_in_bytes, 1024);
 	assert_int_equal(st.iso_out_bytes, 10);
 
-	/* Back to 0: the iso endpoints are stopped, their requests freed. */
+	/* Back to 0: the iso endpoints are stopped, their requests given back. */
 	assert_int_equal(gz_set_interface(&d, 0, 0), 0);
 	assert_int_equal(gz_get_interface(&d, 0), 0);
 	assert_int_equal(gz_ep(&d, d.iso_in_addr)->queued, 0);
@@ -389,7 +389,7 @@ static void test_sourcesink_disable_during_transfers(void **state)
 {
 	static struct gz_dev d;
 	struct f_ss_stats st;
-	long ep0_only;
+	long pooled;
 
 	(void)state;
 	gz_init(&d, false);
@@ -399,27 +399,32 @@ static void test_sourcesink_disable_during_transfers(void **state)
 	assert_int_equal(gz_ep(&d, d.in_addr)->queued, 6);
 	assert_true(fake_ep_complete(gz_ep(&d, d.in_addr), 0, 4096));
 
-	/* SET_CONFIGURATION 0 with everything queued: all given back, freed. */
+	/* SET_CONFIGURATION 0 with everything queued: all given back; the
+	 * pools stay until unbind (ep0's request, 2 x 6 bulk, 2 x iso). */
 	assert_int_equal(gz_set_config(&d, 0), 0);
 	assert_int_equal(gz_ep(&d, d.in_addr)->queued, 0);
 	assert_int_equal(gz_ep(&d, d.out_addr)->queued, 0);
 	assert_int_equal(gz_ep(&d, d.iso_in_addr)->queued, 0);
-	ep0_only = d.udc.live_requests;
-	assert_int_equal(ep0_only, 1);
+	pooled = d.udc.live_requests;
+	assert_int_equal(pooled, 1 + 2 * 6 + 2 * GZERO_SS_ISO_QLEN);
 	sourcesink_get_stats(d.func, &st);
 	assert_int_equal(st.cur_alt, -1);
 
-	/* Configured again: a fresh pool. A bus reset then disables it. */
+	/* Configured again: the same pool. A bus reset then disables it. */
 	assert_int_equal(gz_set_config(&d, GZ_CONFIG_VALUE), 0);
 	assert_int_equal(gz_ep(&d, d.out_addr)->queued, 6);
 	fake_udc_reset(&d.udc, USB_SPEED_HIGH);
 	assert_int_equal(gz_ep(&d, d.out_addr)->queued, 0);
-	assert_int_equal(d.udc.live_requests, ep0_only);
+	assert_int_equal(d.udc.live_requests, pooled);
 
 	/* Unregister while configured with requests queued: nothing leaks. */
 	assert_int_equal(fake_ctrl(&d.udc, USB_DIR_OUT, USB_REQ_SET_ADDRESS, 6, 0, 0, NULL, 0), 0);
 	assert_int_equal(gz_set_config(&d, GZ_CONFIG_VALUE), 0);
 	assert_int_equal(gz_set_interface(&d, 0, 1), 0);
+	assert_int_equal(gz_ep(&d, d.iso_in_addr)->queued, GZERO_SS_ISO_QLEN);
+	assert_int_equal(gz_head(&d, d.iso_in_addr)->length, 1024);
+	/* Nothing was allocated after bind (heap or pool, requests included). */
+	assert_int_equal(gz_allocs(&d), d.bound_allocs);
 	gz_stop(&d);
 	assert_int_equal(d.udc.live_requests, 0);
 }

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "port/alloc.h"
+
 static struct gz_dev *gz_live;	/* started and not yet stopped */
 
 static int gz_config_bind(struct usb_configuration *c)
@@ -132,6 +134,7 @@ int gz_start(struct gz_dev *d, enum usb_device_speed speed)
 		gz_live = NULL;
 		return ret;
 	}
+	d->bound_allocs = gz_allocs(d);
 	fake_udc_reset(&d->udc, speed);
 	ret = gz_get_descriptor(d, USB_DT_DEVICE, 0, buf, 18);
 	if (ret < 0)
@@ -144,6 +147,11 @@ int gz_start(struct gz_dev *d, enum usb_device_speed speed)
 		return ret < 0 ? ret : FAKE_STALL;
 	gz_scan(d, buf, (unsigned)ret);
 	return gz_set_config(d, GZ_CONFIG_VALUE);
+}
+
+unsigned long gz_allocs(const struct gz_dev *d)
+{
+	return composite__alloc_count() + d->udc.request_allocs;
 }
 
 void gz_stop(struct gz_dev *d)

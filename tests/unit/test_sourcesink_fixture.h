@@ -33,7 +33,13 @@ struct gz_dev {
 	uint8_t in_addr, out_addr, iso_in_addr, iso_out_addr;
 	unsigned num_alts;
 	char name[24];
+	unsigned long bound_allocs;	/* gz_allocs() right after the bind */
 };
+
+/* Allocations so far: the library's (port/alloc.h) and this fake UDC's
+ * requests. Equal to d->bound_allocs while nothing is allocated after
+ * bind. */
+unsigned long gz_allocs(const struct gz_dev *d);
 
 /* Defaults for @d: SourceSink (or Loopback) with the library defaults. */
 void gz_init(struct gz_dev *d, bool loopback);

@@ -8,7 +8,9 @@
  *
  * Every callback runs in the backend's event context, one at a time, so the
  * state needs no lock; the counters are atomic for loopback_get_stats().
- * Requests are freed only after usb_ep_disable() has given every one back.
+ * The pairs are allocated at bind and freed at unbind (nothing is
+ * allocated after bind), only after usb_ep_disable() has given every
+ * request back.
  */
 #include <stdatomic.h>
 #include <string.h>
@@ -118,6 +120,8 @@ static void lb_in_complete(struct usb_ep *ep, struct usb_request *req)
 		(void)usb_ep_queue(loop->out_ep, p->out, USB_GFP_ATOMIC);
 }
 
+/* usb_ep_disable() gives every queued request back before it returns; the
+ * pairs then rest for the next start. */
 static void lb_stop(struct f_loopback *loop)
 {
 	bool was = loop->enabled;
@@ -128,6 +132,11 @@ static void lb_stop(struct f_loopback *loop)
 		(void)usb_ep_disable(loop->in_ep);
 	if (loop->out_ep && (was || loop->out_ep->enabled))
 		(void)usb_ep_disable(loop->out_ep);
+}
+
+/* Unbind (or a failed bind): the endpoints are disabled; give the pairs back. */
+static void lb_free_pairs(struct f_loopback *loop)
+{
 	for (unsigned i = 0; i < loop->npairs; i++) {
 		struct lb_pair *p = &loop->pairs[i];
 
@@ -141,6 +150,36 @@ static void lb_stop(struct f_loopback *loop)
 	composite__free(loop->pairs);
 	loop->pairs = NULL;
 	loop->npairs = 0;
+}
+
+/* The qlen pairs, allocated at bind and kept until unbind, so nothing is
+ * allocated after bind. On failure the caller frees what was taken. */
+static int lb_alloc_pairs(struct f_loopback *loop)
+{
+	unsigned qlen = loop->opts.qlen, len = loop->opts.bulk_buflen;
+
+	loop->pairs = composite__calloc(qlen, sizeof(*loop->pairs));
+	if (!loop->pairs)
+		return -USB_ENOMEM;
+	for (unsigned i = 0; i < qlen; i++) {
+		struct lb_pair *p = &loop->pairs[i];
+
+		loop->npairs = i + 1;
+		p->loop = loop;
+		p->out = usb_ep_alloc_request(loop->out_ep, USB_GFP_KERNEL);
+		p->in = usb_ep_alloc_request(loop->in_ep, USB_GFP_KERNEL);
+		if (!p->out || !p->in)
+			return -USB_ENOMEM;
+		p->out->buf = composite__malloc(len);
+		if (!p->out->buf)
+			return -USB_ENOMEM;
+		p->out->complete = lb_out_complete;
+		p->out->context = p;
+		p->in->buf = p->out->buf;
+		p->in->complete = lb_in_complete;
+		p->in->context = p;
+	}
+	return 0;
 }
 
 static int lb_enable_ep(struct f_loopback *loop, struct usb_ep *ep)
@@ -160,7 +199,6 @@ static int lb_enable_ep(struct f_loopback *loop, struct usb_ep *ep)
 
 static int lb_start(struct f_loopback *loop)
 {
-	unsigned qlen = loop->opts.qlen, len = loop->opts.bulk_buflen;
 	int ret;
 
 	ret = lb_enable_ep(loop, loop->in_ep);
@@ -172,46 +210,16 @@ static int lb_start(struct f_loopback *loop)
 		return ret;
 	}
 	loop->enabled = true;
-
-	loop->pairs = composite__calloc(qlen, sizeof(*loop->pairs));
-	if (!loop->pairs) {
-		ret = -USB_ENOMEM;
-		goto fail;
-	}
-	for (unsigned i = 0; i < qlen; i++) {
-		struct lb_pair *p = &loop->pairs[i];
-
-		loop->npairs = i + 1;
-		p->loop = loop;
-		p->out = usb_ep_alloc_request(loop->out_ep, USB_GFP_ATOMIC);
-		p->in = usb_ep_alloc_request(loop->in_ep, USB_GFP_ATOMIC);
-		if (!p->out || !p->in) {
-			ret = -USB_ENOMEM;
-			goto fail;
-		}
-		p->out->buf = composite__malloc(len);
-		if (!p->out->buf) {
-			ret = -USB_ENOMEM;
-			goto fail;
-		}
-		p->out->length = len;
-		p->out->complete = lb_out_complete;
-		p->out->context = p;
-		p->in->buf = p->out->buf;
-		p->in->complete = lb_in_complete;
-		p->in->context = p;
-	}
-	for (unsigned i = 0; i < qlen; i++) {
+	for (unsigned i = 0; i < loop->npairs; i++) {
+		loop->pairs[i].out->length = loop->opts.bulk_buflen;
 		ret = usb_ep_queue(loop->out_ep, loop->pairs[i].out, USB_GFP_ATOMIC);
-		if (ret)
-			goto fail;
+		if (ret) {
+			lb_stop(loop);
+			return ret;
+		}
 	}
 	atomic_store(&loop->stat_enabled, true);
 	return 0;
-
-fail:
-	lb_stop(loop);
-	return ret;
 }
 
 /* ---- usb_function callbacks ---------------------------------------------- */
@@ -266,6 +274,13 @@ static int lb_bind(struct usb_configuration *c, struct usb_function *f)
 	loop->ss_descs[1 + fn_bulk_pair_descs(&loop->pair, USB_SPEED_SUPER, loop->ss_descs + 1)] = NULL;
 	ret = usb_assign_descriptors(f, loop->fs_descs, loop->hs_descs,
 				     loop->ss_descs, loop->ss_descs);
+	if (ret == 0) {
+		ret = lb_alloc_pairs(loop);
+		if (ret) {
+			lb_free_pairs(loop);
+			usb_free_all_descriptors(f);
+		}
+	}
 	if (ret) {
 		fn_bulk_pair_release(&loop->pair);
 		loop->in_ep = loop->out_ep = NULL;
@@ -277,6 +292,7 @@ static void lb_unbind(struct usb_configuration *c, struct usb_function *f)
 {
 	(void)c;
 	lb_stop(func_to_loop(f));
+	lb_free_pairs(func_to_loop(f));
 	usb_free_all_descriptors(f);
 }
 

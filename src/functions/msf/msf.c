@@ -60,7 +60,7 @@ static void ep0_complete(struct usb_ep *ep, struct usb_request *req)
 /* The ring's requests of this instance (NULL ones are skipped). */
 static void free_requests(struct fsg_dev *fsg)
 {
-	for (unsigned i = 0; i < FSG_NUM_BUFFERS_MAX; i++) {
+	for (unsigned i = 0; i < fsg->nreqs; i++) {
 		if (fsg->inreqs[i])
 			usb_ep_free_request(fsg->bulk_in, fsg->inreqs[i]);
 		if (fsg->outreqs[i])
@@ -71,7 +71,7 @@ static void free_requests(struct fsg_dev *fsg)
 
 static int alloc_requests(struct fsg_dev *fsg)
 {
-	for (unsigned i = 0; i < fsg->common->fsg_num_buffers; i++) {
+	for (unsigned i = 0; i < fsg->nreqs; i++) {
 		fsg->inreqs[i] = usb_ep_alloc_request(fsg->bulk_in, USB_GFP_KERNEL);
 		fsg->outreqs[i] = usb_ep_alloc_request(fsg->bulk_out, USB_GFP_KERNEL);
 		if (!fsg->inreqs[i] || !fsg->outreqs[i]) {
@@ -87,6 +87,11 @@ static int fsg_bind(struct usb_configuration *c, struct usb_function *f)
 	struct fsg_dev *fsg = fsg_from_func(f);
 	struct usb_gadget *gadget = c->cdev->gadget;
 	enum usb_device_speed drv = c->cdev->driver->max_speed;
+	struct {	/* templates: usb_assign_descriptors() copies them */
+		struct usb_interface_descriptor intf;
+		struct fn_bulk_pair pair;	/* claims bulk_in and bulk_out */
+		struct usb_descriptor_header *fs[4], *hs[4], *ss[6];
+	} t;
 	int rc;
 
 	/* A SuperSpeed bulk packet (1024) must fit in one buffer of the ring:
@@ -104,21 +109,12 @@ static int fsg_bind(struct usb_configuration *c, struct usb_function *f)
 		return rc;
 	fsg->interface_number = (uint8_t)rc;
 
-	memset(&fsg->intf_desc, 0, sizeof(fsg->intf_desc));
-	fsg->intf_desc.bLength = USB_DT_INTERFACE_SIZE;
-	fsg->intf_desc.bDescriptorType = USB_DT_INTERFACE;
-	fsg->intf_desc.bInterfaceNumber = fsg->interface_number;
-	fsg->intf_desc.bNumEndpoints = 2;
-	fsg->intf_desc.bInterfaceClass = USB_CLASS_MASS_STORAGE;
-	fsg->intf_desc.bInterfaceSubClass = 0x06;	/* SCSI transparent */
-	fsg->intf_desc.bInterfaceProtocol = 0x50;	/* Bulk-Only */
-
 	/* Full speed: 64-byte packets; high speed 512, SuperSpeed 1024. */
-	rc = fn_bulk_pair_bind(&fsg->pair, gadget, 64);
+	rc = fn_bulk_pair_bind(&t.pair, gadget, 64);
 	if (rc)
 		return rc;
-	fsg->bulk_in = fsg->pair.in;
-	fsg->bulk_out = fsg->pair.out;
+	fsg->bulk_in = t.pair.in;
+	fsg->bulk_out = t.pair.out;
 	fsg->bulk_in->driver_data = fsg->common;
 	fsg->bulk_out->driver_data = fsg->common;
 
@@ -136,20 +132,28 @@ static int fsg_bind(struct usb_configuration *c, struct usb_function *f)
 		rc = 0;
 	if (rc)
 		goto fail_out;
-	fsg->intf_desc.iInterface = fsg->strings[0].id;
 	f->strings = fsg->stringtabs;
 
+	t.intf = (struct usb_interface_descriptor){
+		.bLength = USB_DT_INTERFACE_SIZE,
+		.bDescriptorType = USB_DT_INTERFACE,
+		.bInterfaceNumber = fsg->interface_number,
+		.bNumEndpoints = 2,
+		.bInterfaceClass = USB_CLASS_MASS_STORAGE,
+		.bInterfaceSubClass = 0x06,	/* SCSI transparent */
+		.bInterfaceProtocol = 0x50,	/* Bulk-Only */
+		.iInterface = fsg->strings[0].id,
+	};
 	/* As Linux's fsg_hs_bulk_out_desc: "NAK every 1 uframe". */
-	fsg->pair.hs_out.bInterval = 1;
-	fsg->fs_list[0] = fsg->hs_list[0] = fsg->ss_list[0] =
-		(struct usb_descriptor_header *)&fsg->intf_desc;
-	fsg->fs_list[1 + fn_bulk_pair_descs(&fsg->pair, USB_SPEED_FULL, fsg->fs_list + 1)] = NULL;
-	fsg->hs_list[1 + fn_bulk_pair_descs(&fsg->pair, USB_SPEED_HIGH, fsg->hs_list + 1)] = NULL;
+	t.pair.hs_out.bInterval = 1;
+	t.fs[0] = t.hs[0] = t.ss[0] = (struct usb_descriptor_header *)&t.intf;
+	t.fs[1 + fn_bulk_pair_descs(&t.pair, USB_SPEED_FULL, t.fs + 1)] = NULL;
+	t.hs[1 + fn_bulk_pair_descs(&t.pair, USB_SPEED_HIGH, t.hs + 1)] = NULL;
 #ifdef COMPOSITE_NO_SUPERSPEED
-	rc = usb_assign_descriptors(f, fsg->fs_list, fsg->hs_list, NULL, NULL);
+	rc = usb_assign_descriptors(f, t.fs, t.hs, NULL, NULL);
 #else
-	fsg->ss_list[1 + fn_bulk_pair_descs(&fsg->pair, USB_SPEED_SUPER, fsg->ss_list + 1)] = NULL;
-	rc = usb_assign_descriptors(f, fsg->fs_list, fsg->hs_list, fsg->ss_list, NULL);
+	t.ss[1 + fn_bulk_pair_descs(&t.pair, USB_SPEED_SUPER, t.ss + 1)] = NULL;
+	rc = usb_assign_descriptors(f, t.fs, t.hs, t.ss, NULL);
 #endif
 	if (rc)
 		goto fail_out;
@@ -161,7 +165,7 @@ static int fsg_bind(struct usb_configuration *c, struct usb_function *f)
 fail_descs:
 	usb_free_all_descriptors(f);
 fail_out:
-	fn_bulk_pair_release(&fsg->pair);
+	fn_bulk_pair_release(&t.pair);
 	fsg->bulk_in = fsg->bulk_out = NULL;
 	return rc;
 }
@@ -319,11 +323,15 @@ static int fsg_setup(struct usb_function *f, const struct usb_ctrlrequest *ctrl)
 
 struct usb_function *msf__alloc_function(struct msf_common *common)
 {
-	struct fsg_dev *fsg = composite__calloc(1, sizeof(*fsg));
+	unsigned n = common->fsg_num_buffers;
+	struct fsg_dev *fsg = composite__calloc(1, sizeof(*fsg) + 2u * n * sizeof(fsg->reqs[0]));
 
 	if (!fsg)
 		return NULL;
 	fsg->common = common;
+	fsg->nreqs = n;
+	fsg->inreqs = fsg->reqs;
+	fsg->outreqs = fsg->reqs + n;
 	fsg->function.name = "mass_storage";
 	fsg->function.bind = fsg_bind;
 	fsg->function.unbind = fsg_unbind;

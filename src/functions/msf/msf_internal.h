@@ -149,17 +149,19 @@ struct fsg_dev {
 	 * the endpoints at once) or the worker's teardown. */
 	atomic_bool bulk_in_enabled;
 	atomic_bool bulk_out_enabled;
-	/* Descriptor templates of this instance (usb_assign_descriptors copies). */
-	struct usb_interface_descriptor intf_desc;
-	struct fn_bulk_pair pair;	/* bulk_in/bulk_out and their descriptors */
-	struct usb_descriptor_header *fs_list[4], *hs_list[4], *ss_list[6];
-	/* One IN and one OUT request per ring buffer, allocated at bind and
-	 * freed at unbind: nothing is allocated when the host configures. */
-	struct usb_request *inreqs[FSG_NUM_BUFFERS_MAX];
-	struct usb_request *outreqs[FSG_NUM_BUFFERS_MAX];
+	/* The descriptor templates live in fsg_bind() only: the core keeps
+	 * the copies usb_assign_descriptors() makes. */
 	struct usb_string strings[2];
 	struct usb_gadget_strings stringtab;
 	struct usb_gadget_strings *stringtabs[2];
+	/* One IN and one OUT request per ring buffer, allocated at bind and
+	 * freed at unbind: nothing is allocated when the host configures.
+	 * Sized for the common's ring when the instance is allocated (a
+	 * static-RAM build pays for the buffers it has, not for 32). */
+	unsigned nreqs;			/* the ring's buffers: entries of each array */
+	struct usb_request **inreqs;	/* reqs[0 .. nreqs - 1] */
+	struct usb_request **outreqs;	/* reqs[nreqs .. 2 nreqs - 1] */
+	struct usb_request *reqs[];
 };
 
 struct msf_common {

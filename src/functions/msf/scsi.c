@@ -537,29 +537,229 @@ static int rw_command(struct msf_common *common, unsigned size, bool write, bool
 	return msf__do_read(common, lba, blocks, done);
 }
 
-static int small_command(struct msf_common *common, unsigned size,
-			 enum msf__data_dir dir, uint32_t mask, bool needs_medium,
-			 uint64_t alloc)
+/*
+ * The commands answered outside READ and WRITE, as msf__check_command()
+ * sees them: one row each instead of a call per command, so adding one
+ * costs a row. @alloc says where the CDB keeps the allocation (or
+ * parameter list) length; @mask which CDB bytes may be non-zero.
+ */
+enum alloc_at {
+	ALLOC_NONE,		/* no data phase */
+	ALLOC_BYTE4,		/* 6-byte CDBs */
+	ALLOC_BE16_3,		/* INQUIRY */
+	ALLOC_BE16_7,		/* 10-byte CDBs */
+	ALLOC_BE32_10,		/* 16-byte CDBs */
+	ALLOC_EIGHT		/* READ CAPACITY(10): always 8 bytes */
+};
+
+struct cmd_rule {	/* 8 bytes a row */
+	uint8_t op;
+	uint8_t size;			/* CDB bytes */
+	unsigned dir : 2;		/* enum msf__data_dir */
+	unsigned alloc : 3;		/* enum alloc_at */
+	unsigned needs_medium : 1;
+	uint32_t mask;
+};
+
+static const struct cmd_rule cmd_rules[] = {
+	{ SC_TEST_UNIT_READY, 6, MSF_DIR_NONE, ALLOC_NONE, true, 0 },
+	{ SC_REQUEST_SENSE, 6, MSF_DIR_TO_HOST, ALLOC_BYTE4, false, 1u << 4 },
+	{ SC_INQUIRY, 6, MSF_DIR_TO_HOST, ALLOC_BE16_3, false,
+	  (1u << 1) | (1u << 2) | (1u << 3) | (1u << 4) },
+#ifndef MSF_NO_MODE_SELECT
+	{ SC_MODE_SELECT_6, 6, MSF_DIR_FROM_HOST, ALLOC_BYTE4, false, (1u << 1) | (1u << 4) },
+	{ SC_MODE_SELECT_10, 10, MSF_DIR_FROM_HOST, ALLOC_BE16_7, false, (1u << 1) | (3u << 7) },
+#endif
+	{ SC_MODE_SENSE_6, 6, MSF_DIR_TO_HOST, ALLOC_BYTE4, false,
+	  (1u << 1) | (1u << 2) | (1u << 4) },
+	{ SC_MODE_SENSE_10, 10, MSF_DIR_TO_HOST, ALLOC_BE16_7, false,
+	  (1u << 1) | (1u << 2) | (1u << 3) | (3u << 7) },
+	{ SC_START_STOP_UNIT, 6, MSF_DIR_NONE, ALLOC_NONE, false, (1u << 1) | (1u << 4) },
+	{ SC_PREVENT_ALLOW_MEDIUM_REMOVAL, 6, MSF_DIR_NONE, ALLOC_NONE, false, 1u << 4 },
+	{ SC_READ_FORMAT_CAPACITIES, 10, MSF_DIR_TO_HOST, ALLOC_BE16_7, true, 3u << 7 },
+	{ SC_READ_CAPACITY, 10, MSF_DIR_TO_HOST, ALLOC_EIGHT, true, (0xfu << 2) | (1u << 8) },
+#ifndef MSF_NO_LONG_CDB
+	{ SC_SERVICE_ACTION_IN_16, 16, MSF_DIR_TO_HOST, ALLOC_BE32_10, true,
+	  (1u << 1) | (0xffu << 2) | (0xfu << 10) | (1u << 14) },
+#endif
+	{ SC_VERIFY_10, 10, MSF_DIR_NONE, ALLOC_NONE, true, (1u << 1) | (0xfu << 2) | (3u << 7) },
+	{ SC_SYNCHRONIZE_CACHE, 10, MSF_DIR_NONE, ALLOC_NONE, true,
+	  (1u << 1) | (0xfu << 2) | (3u << 7) },
+#ifndef MSF_NO_CDROM
+	{ SC_READ_TOC, 10, MSF_DIR_TO_HOST, ALLOC_BE16_7, true,
+	  (1u << 1) | (1u << 2) | (1u << 6) | (3u << 7) | (1u << 9) },
+	{ SC_READ_HEADER, 10, MSF_DIR_TO_HOST, ALLOC_BE16_7, true,
+	  (1u << 1) | (0xfu << 2) | (3u << 7) },
+#endif
+};
+
+/* The row of the command in common->cmnd, or NULL: unknown, or a known
+ * code that does not apply (a disk's READ TOC, another service action). */
+static const struct cmd_rule *find_rule(const struct msf_common *common)
 {
+	const uint8_t *c = common->cmnd;
+
+	for (size_t i = 0; i < sizeof(cmd_rules) / sizeof(cmd_rules[0]); i++) {
+		if (cmd_rules[i].op != c[0])
+			continue;
+		if (c[0] == SC_SERVICE_ACTION_IN_16 && (c[1] & 0x1f) != SAI_READ_CAPACITY_16)
+			return NULL;
+		if ((c[0] == SC_READ_TOC || c[0] == SC_READ_HEADER) &&
+		    (!common->curlun || !common->curlun->cdrom))
+			return NULL;
+		return &cmd_rules[i];
+	}
+	return NULL;
+}
+
+static uint64_t alloc_length(const uint8_t *c, unsigned at)
+{
+	switch (at) {
+	case ALLOC_BYTE4:
+		return c[4];
+	case ALLOC_BE16_3:
+		return msf__get_be16(c + 3);
+	case ALLOC_BE16_7:
+		return msf__get_be16(c + 7);
+	case ALLOC_BE32_10:
+		return msf__get_be32(c + 10);
+	case ALLOC_EIGHT:
+		return 8;
+	default:
+		return 0;
+	}
+}
+
+static int check_rule(struct msf_common *common, const struct cmd_rule *r)
+{
+	uint64_t alloc = alloc_length(common->cmnd, r->alloc);
+
 	/*
 	 * An allocation length is a limit, not the reply's size: what the
 	 * device sends is only known from the reply (msf__do_scsi_command
 	 * turns a reply longer than the host's length into case 7).
 	 */
-	if (dir == MSF_DIR_TO_HOST && common->data_dir == MSF_DIR_TO_HOST) {
+	if (r->dir == MSF_DIR_TO_HOST && common->data_dir == MSF_DIR_TO_HOST) {
 		common->reply_limit = alloc;
 		if (alloc > common->data_size)
 			alloc = common->data_size;
 	}
 	common->data_size_from_cmnd = alloc;
-	return msf__check_command(common, size, dir, mask, needs_medium);
+	return msf__check_command(common, r->size, (enum msf__data_dir)r->dir, r->mask,
+				  r->needs_medium);
+}
+
+/* Refused as Linux does: INVALID COMMAND OPERATION CODE, once the CBW's
+ * direction and length have been checked against no data. */
+static int refuse(struct msf_common *common)
+{
+	int reply;
+
+	common->data_size_from_cmnd = 0;
+	reply = msf__check_command(common, common->cmnd_size, MSF_DIR_NONE, 0xffffffffu, false);
+	if (reply == 0) {
+		fail(common, SS_INVALID_COMMAND);
+		reply = REPLY_FAILED;
+	}
+	return reply;
+}
+
+/* READ(6/10/12/16) and WRITE: the CDB length, or 0 for another command. */
+static unsigned rw_size(uint8_t op, bool *write)
+{
+	*write = false;
+	switch (op) {
+	case SC_WRITE_6:
+		*write = true;
+		/* fall through */
+	case SC_READ_6:
+		return 6;
+	case SC_WRITE_10:
+		*write = true;
+		/* fall through */
+	case SC_READ_10:
+		return 10;
+#ifndef MSF_NO_LONG_CDB
+	case SC_WRITE_12:
+		*write = true;
+		/* fall through */
+	case SC_READ_12:
+		return 12;
+	case SC_WRITE_16:
+		*write = true;
+		/* fall through */
+	case SC_READ_16:
+		return 16;
+#endif
+	default:
+		return 0;
+	}
+}
+
+/* The command, checked (unless resumed: the checks are done) and answered.
+ * Returns a reply length, REPLY_FAILED, or what the handler returned. */
+static int run_command(struct msf_common *common, struct msf__buffhd *bh, bool *done)
+{
+	const uint8_t *c = common->cmnd;
+	uint8_t *buf = bh->buf;
+	const struct cmd_rule *r;
+	unsigned rw;
+	bool write;
+	int reply;
+
+	rw = rw_size(c[0], &write);
+	if (rw)
+		return common->cmd_resume ? msf__rw_resume(common, done)
+					  : rw_command(common, rw, write, done);
+	r = find_rule(common);
+	if (!r)
+		return refuse(common);
+	reply = common->cmd_resume ? 0 : check_rule(common, r);
+	if (reply)
+		return reply;
+	switch (c[0]) {
+	case SC_REQUEST_SENSE:
+		return do_request_sense(common, buf);
+	case SC_INQUIRY:
+		return do_inquiry(common, buf);
+#ifndef MSF_NO_MODE_SELECT
+	case SC_MODE_SELECT_6:
+	case SC_MODE_SELECT_10:
+		return do_mode_select(common, bh, c[0] == SC_MODE_SELECT_10);
+#endif
+	case SC_MODE_SENSE_6:
+	case SC_MODE_SENSE_10:
+		return do_mode_sense(common, buf, c[0] == SC_MODE_SENSE_10);
+	case SC_START_STOP_UNIT:
+		return do_start_stop(common);
+	case SC_PREVENT_ALLOW_MEDIUM_REMOVAL:
+		return do_prevent_allow(common);
+	case SC_READ_FORMAT_CAPACITIES:
+		return do_read_format_capacities(common, buf);
+	case SC_READ_CAPACITY:
+		return do_read_capacity(common, buf);
+#ifndef MSF_NO_LONG_CDB
+	case SC_SERVICE_ACTION_IN_16:
+		return do_read_capacity_16(common, buf);
+#endif
+	case SC_VERIFY_10:
+		return msf__do_verify(common);
+	case SC_SYNCHRONIZE_CACHE:
+		return msf__do_synchronize_cache(common);
+#ifndef MSF_NO_CDROM
+	case SC_READ_TOC:
+		return msf__do_read_toc(common, buf);
+	case SC_READ_HEADER:
+		return msf__do_read_header(common, buf);
+#endif
+	default:
+		return 0;	/* TEST UNIT READY: the checks are the answer */
+	}
 }
 
 int msf__do_scsi_command(struct msf_common *common)
 {
 	struct msf__buffhd *bh;
-	uint8_t *buf;
-	const uint8_t *c = common->cmnd;
 	int reply;
 	bool done = false;	/* READ/WRITE set up the buffers themselves */
 	int rc;
@@ -583,174 +783,9 @@ int msf__do_scsi_command(struct msf_common *common)
 		common->bad_lun_okay = false;
 		common->reply_limit = UINT64_MAX;
 	}
-	buf = bh->buf;
 
 	msf__os_file_lock(common->os);
-	if (common->cmd_resume && (c[0] == SC_READ_6 || c[0] == SC_READ_10 ||
-				   c[0] == SC_READ_12 || c[0] == SC_READ_16 ||
-				   c[0] == SC_WRITE_6 || c[0] == SC_WRITE_10 ||
-				   c[0] == SC_WRITE_12 || c[0] == SC_WRITE_16)) {
-		reply = msf__rw_resume(common, &done);
-		goto replied;
-	}
-	switch (c[0]) {
-	case SC_TEST_UNIT_READY:
-		reply = small_command(common, 6, MSF_DIR_NONE, 0, true, 0);
-		break;
-	case SC_REQUEST_SENSE:
-		reply = small_command(common, 6, MSF_DIR_TO_HOST, 1u << 4, false, c[4]);
-		if (reply == 0)
-			reply = do_request_sense(common, buf);
-		break;
-	case SC_INQUIRY:
-		reply = small_command(common, 6, MSF_DIR_TO_HOST,
-				      (1u << 1) | (1u << 2) | (1u << 3) | (1u << 4),
-				      false, msf__get_be16(c + 3));
-		if (reply == 0)
-			reply = do_inquiry(common, buf);
-		break;
-#ifndef MSF_NO_MODE_SELECT
-	case SC_MODE_SELECT_6:
-		reply = common->cmd_resume ? 0 :
-			small_command(common, 6, MSF_DIR_FROM_HOST,
-				      (1u << 1) | (1u << 4), false, c[4]);
-		if (reply == 0)
-			reply = do_mode_select(common, bh, false);
-		break;
-	case SC_MODE_SELECT_10:
-		reply = common->cmd_resume ? 0 :
-			small_command(common, 10, MSF_DIR_FROM_HOST,
-				      (1u << 1) | (3u << 7), false, msf__get_be16(c + 7));
-		if (reply == 0)
-			reply = do_mode_select(common, bh, true);
-		break;
-#endif
-	case SC_MODE_SENSE_6:
-		reply = small_command(common, 6, MSF_DIR_TO_HOST,
-				      (1u << 1) | (1u << 2) | (1u << 4), false, c[4]);
-		if (reply == 0)
-			reply = do_mode_sense(common, buf, false);
-		break;
-	case SC_MODE_SENSE_10:
-		reply = small_command(common, 10, MSF_DIR_TO_HOST,
-				      (1u << 1) | (1u << 2) | (1u << 3) | (3u << 7), false,
-				      msf__get_be16(c + 7));
-		if (reply == 0)
-			reply = do_mode_sense(common, buf, true);
-		break;
-	case SC_START_STOP_UNIT:
-		reply = small_command(common, 6, MSF_DIR_NONE, (1u << 1) | (1u << 4), false, 0);
-		if (reply == 0)
-			reply = do_start_stop(common);
-		break;
-	case SC_PREVENT_ALLOW_MEDIUM_REMOVAL:
-		reply = small_command(common, 6, MSF_DIR_NONE, 1u << 4, false, 0);
-		if (reply == 0)
-			reply = do_prevent_allow(common);
-		break;
-	case SC_READ_FORMAT_CAPACITIES:
-		reply = small_command(common, 10, MSF_DIR_TO_HOST, 3u << 7, true,
-				      msf__get_be16(c + 7));
-		if (reply == 0)
-			reply = do_read_format_capacities(common, buf);
-		break;
-	case SC_READ_CAPACITY:
-		reply = small_command(common, 10, MSF_DIR_TO_HOST, (0xfu << 2) | (1u << 8),
-				      true, 8);
-		if (reply == 0)
-			reply = do_read_capacity(common, buf);
-		break;
-#ifndef MSF_NO_LONG_CDB
-	case SC_SERVICE_ACTION_IN_16:
-		if ((c[1] & 0x1f) != SAI_READ_CAPACITY_16)
-			goto unknown;
-		reply = small_command(common, 16, MSF_DIR_TO_HOST,
-				      (1u << 1) | (0xffu << 2) | (0xfu << 10) | (1u << 14),
-				      true, msf__get_be32(c + 10));
-		if (reply == 0)
-			reply = do_read_capacity_16(common, buf);
-		break;
-#endif
-	case SC_READ_6:
-		reply = rw_command(common, 6, false, &done);
-		break;
-	case SC_READ_10:
-		reply = rw_command(common, 10, false, &done);
-		break;
-#ifndef MSF_NO_LONG_CDB
-	case SC_READ_12:
-		reply = rw_command(common, 12, false, &done);
-		break;
-	case SC_READ_16:
-		reply = rw_command(common, 16, false, &done);
-		break;
-#endif
-	case SC_WRITE_6:
-		reply = rw_command(common, 6, true, &done);
-		break;
-	case SC_WRITE_10:
-		reply = rw_command(common, 10, true, &done);
-		break;
-#ifndef MSF_NO_LONG_CDB
-	case SC_WRITE_12:
-		reply = rw_command(common, 12, true, &done);
-		break;
-	case SC_WRITE_16:
-		reply = rw_command(common, 16, true, &done);
-		break;
-#endif
-	case SC_VERIFY_10:
-		reply = common->cmd_resume ? 0 :
-			small_command(common, 10, MSF_DIR_NONE,
-				      (1u << 1) | (0xfu << 2) | (3u << 7), true, 0);
-		if (reply == 0)
-			reply = msf__do_verify(common);
-		break;
-	case SC_SYNCHRONIZE_CACHE:
-		reply = common->cmd_resume ? 0 :
-			small_command(common, 10, MSF_DIR_NONE,
-				      (1u << 1) | (0xfu << 2) | (3u << 7), true, 0);
-		if (reply == 0)
-			reply = msf__do_synchronize_cache(common);
-		break;
-#ifndef MSF_NO_CDROM
-	case SC_READ_TOC:
-		if (!common->curlun || !common->curlun->cdrom)
-			goto unknown;
-		reply = small_command(common, 10, MSF_DIR_TO_HOST,
-				      (1u << 1) | (1u << 2) | (1u << 6) | (3u << 7) | (1u << 9),
-				      true, msf__get_be16(c + 7));
-		if (reply == 0)
-			reply = msf__do_read_toc(common, buf);
-		break;
-	case SC_READ_HEADER:
-		if (!common->curlun || !common->curlun->cdrom)
-			goto unknown;
-		reply = small_command(common, 10, MSF_DIR_TO_HOST,
-				      (1u << 1) | (0xfu << 2) | (3u << 7), true,
-				      msf__get_be16(c + 7));
-		if (reply == 0)
-			reply = msf__do_read_header(common, buf);
-		break;
-#endif
-	case SC_FORMAT_UNIT:
-	case SC_RELEASE:
-	case SC_RESERVE:
-	case SC_SEND_DIAGNOSTIC:
-	default:
-#if !defined(MSF_NO_LONG_CDB) || !defined(MSF_NO_CDROM)
-unknown:	/* a known code that does not apply (a disk's READ TOC...) */
-#endif
-		/* Refused as Linux does: INVALID COMMAND OPERATION CODE. */
-		reply = small_command(common, common->cmnd_size, MSF_DIR_NONE,
-				      0xffffffffu, false, 0);
-		if (reply == 0) {
-			fail(common, SS_INVALID_COMMAND);
-			reply = REPLY_FAILED;
-		}
-		break;
-	}
-replied:
+	reply = run_command(common, bh, &done);
 	msf__os_file_unlock(common->os);
 
 	/* Polled, waiting for a buffer or a busy medium: resume here. */

@@ -11,9 +11,11 @@
  * the counters are atomic, because sourcesink_get_stats() may be called from
  * any thread.
  *
- * Requests: each enabled endpoint keeps a pool of qlen requests, allocated
- * on enable and freed after usb_ep_disable() has given every one back
- * (with USB_ESHUTDOWN), so no request is ever freed inside its completion.
+ * Requests: each endpoint has a pool of qlen requests and buffers,
+ * allocated at bind (sized for the fastest speed the gadget can run) and
+ * freed at unbind, so nothing is allocated after bind; set_alt queues the
+ * pool, usb_ep_disable() gives every request back (with USB_ESHUTDOWN),
+ * and no request is ever freed inside its completion.
  */
 #include <stdatomic.h>
 #include <string.h>
@@ -195,12 +197,48 @@ static void ss_complete(struct usb_ep *ep, struct usb_request *req)
 	if (!sep->enabled)
 		return;
 	/* On failure the device is going away (USB_ESHUTDOWN): leave the
-	 * request idle; the next set_alt starts a new pool. */
+	 * request idle; the next set_alt queues the pool again. */
 	(void)usb_ep_queue(ep, req, USB_GFP_ATOMIC);
 }
 
+/* The endpoint's pool, allocated at bind: @qlen requests of @size bytes
+ * (the most any speed of the gadget needs), kept until unbind. */
+static int ss_ep_alloc(struct ss_ep *sep, unsigned qlen, unsigned size)
+{
+	sep->reqs = composite__calloc(qlen, sizeof(*sep->reqs));
+	if (!sep->reqs)
+		return -USB_ENOMEM;
+	for (unsigned i = 0; i < qlen; i++) {
+		struct usb_request *req = usb_ep_alloc_request(sep->ep, USB_GFP_KERNEL);
+
+		if (!req)
+			return -USB_ENOMEM;
+		sep->reqs[i] = req;
+		sep->nreqs = i + 1;
+		req->buf = composite__malloc(size ? size : 1);
+		if (!req->buf)
+			return -USB_ENOMEM;
+		req->complete = ss_complete;
+		req->context = sep;
+	}
+	return 0;
+}
+
+/* Unbind (or a failed bind): the endpoint is disabled, so no request is
+ * queued; give the pool back. */
+static void ss_ep_free(struct ss_ep *sep)
+{
+	for (unsigned i = 0; i < sep->nreqs; i++) {
+		composite__free(sep->reqs[i]->buf);
+		usb_ep_free_request(sep->ep, sep->reqs[i]);
+	}
+	composite__free(sep->reqs);
+	sep->reqs = NULL;
+	sep->nreqs = 0;
+}
+
 /* usb_ep_disable() gives every queued request back (USB_ESHUTDOWN) before
- * it returns; only then are the requests and buffers freed. */
+ * it returns; the requests then rest in the pool for the next start. */
 static void ss_ep_stop(struct ss_ep *sep)
 {
 	if (!sep->ep)
@@ -209,19 +247,11 @@ static void ss_ep_stop(struct ss_ep *sep)
 		sep->enabled = false;
 		(void)usb_ep_disable(sep->ep);
 	}
-	for (unsigned i = 0; i < sep->nreqs; i++) {
-		if (sep->reqs[i]) {
-			composite__free(sep->reqs[i]->buf);
-			usb_ep_free_request(sep->ep, sep->reqs[i]);
-		}
-	}
-	composite__free(sep->reqs);
-	sep->reqs = NULL;
-	sep->nreqs = 0;
 }
 
-static int ss_ep_start(struct f_sourcesink *ss, struct ss_ep *sep,
-		       unsigned qlen, unsigned size)
+/* Enable the endpoint for the current speed and queue its whole pool,
+ * @size bytes per request (at most what ss_ep_alloc() gave). */
+static int ss_ep_start(struct f_sourcesink *ss, struct ss_ep *sep, unsigned size)
 {
 	struct usb_composite_dev *cdev = usb_function_cdev(&ss->function);
 	int ret;
@@ -234,44 +264,21 @@ static int ss_ep_start(struct f_sourcesink *ss, struct ss_ep *sep,
 		return ret;
 	sep->ep->driver_data = ss;
 	sep->enabled = true;
+	for (unsigned i = 0; i < sep->nreqs; i++) {
+		struct usb_request *req = sep->reqs[i];
 
-	sep->reqs = composite__calloc(qlen, sizeof(*sep->reqs));
-	if (!sep->reqs) {
-		ret = -USB_ENOMEM;
-		goto fail;
-	}
-	for (unsigned i = 0; i < qlen; i++) {
-		struct usb_request *req = usb_ep_alloc_request(sep->ep, USB_GFP_ATOMIC);
-
-		if (!req) {
-			ret = -USB_ENOMEM;
-			goto fail;
-		}
-		sep->reqs[i] = req;
-		sep->nreqs = i + 1;
-		req->buf = composite__malloc(size ? size : 1);
-		if (!req->buf) {
-			ret = -USB_ENOMEM;
-			goto fail;
-		}
 		req->length = size;
-		req->complete = ss_complete;
-		req->context = sep;
 		if (sep->is_in)
 			fill_in_data(ss, sep->ep, req);
 		else if (ss->opts.pattern != SS_PATTERN_NONE)
 			memset(req->buf, SS_STALE_BYTE, size);
-	}
-	for (unsigned i = 0; i < qlen; i++) {
-		ret = usb_ep_queue(sep->ep, sep->reqs[i], USB_GFP_ATOMIC);
-		if (ret)
-			goto fail;
+		ret = usb_ep_queue(sep->ep, req, USB_GFP_ATOMIC);
+		if (ret) {
+			ss_ep_stop(sep);
+			return ret;
+		}
 	}
 	return 0;
-
-fail:
-	ss_ep_stop(sep);
-	return ret;
 }
 
 /* Bytes per iso request: one service interval's worth, as Linux. */
@@ -307,18 +314,18 @@ static int ss_start(struct f_sourcesink *ss, unsigned alt)
 	unsigned iso_size;
 	int ret;
 
-	ret = ss_ep_start(ss, &ss->bulk_in, o->bulk_qlen, o->bulk_buflen);
+	ret = ss_ep_start(ss, &ss->bulk_in, o->bulk_buflen);
 	if (ret)
 		goto fail;
-	ret = ss_ep_start(ss, &ss->bulk_out, o->bulk_qlen, o->bulk_buflen);
+	ret = ss_ep_start(ss, &ss->bulk_out, o->bulk_buflen);
 	if (ret)
 		goto fail;
 	if (alt == 1) {
 		iso_size = iso_request_size(ss, cdev->gadget->speed);
-		ret = ss_ep_start(ss, &ss->iso_in, o->iso_qlen, iso_size);
+		ret = ss_ep_start(ss, &ss->iso_in, iso_size);
 		if (ret)
 			goto fail;
-		ret = ss_ep_start(ss, &ss->iso_out, o->iso_qlen, iso_size);
+		ret = ss_ep_start(ss, &ss->iso_out, iso_size);
 		if (ret)
 			goto fail;
 	}
@@ -525,6 +532,36 @@ static void ss_build_lists(struct f_sourcesink *ss)
 	ss_build_list(ss, USB_SPEED_SUPER, ss->ss_descs);
 }
 
+static void ss_free_pools(struct f_sourcesink *ss)
+{
+	ss_ep_free(&ss->bulk_in);
+	ss_ep_free(&ss->bulk_out);
+	ss_ep_free(&ss->iso_in);
+	ss_ep_free(&ss->iso_out);
+}
+
+/* Every pool at bind, the iso ones sized for the fastest speed @gadget
+ * can run (iso_request_size() grows with the speed). On failure the
+ * caller frees what was taken (ss_free_pools()). */
+static int ss_alloc_pools(struct f_sourcesink *ss, const struct usb_gadget *gadget)
+{
+	const struct f_ss_opts *o = &ss->opts;
+	enum usb_device_speed top = gadget_is_superspeed(gadget) ? USB_SPEED_SUPER
+				    : gadget_is_dualspeed(gadget) ? USB_SPEED_HIGH
+				    : USB_SPEED_FULL;
+	unsigned iso_size = iso_request_size(ss, top);
+	int ret;
+
+	ret = ss_ep_alloc(&ss->bulk_in, o->bulk_qlen, o->bulk_buflen);
+	if (ret == 0)
+		ret = ss_ep_alloc(&ss->bulk_out, o->bulk_qlen, o->bulk_buflen);
+	if (ret == 0 && ss->has_iso)
+		ret = ss_ep_alloc(&ss->iso_in, o->iso_qlen, iso_size);
+	if (ret == 0 && ss->has_iso)
+		ret = ss_ep_alloc(&ss->iso_out, o->iso_qlen, iso_size);
+	return ret;
+}
+
 static int ss_bind(struct usb_configuration *c, struct usb_function *f)
 {
 	struct f_sourcesink *ss = func_to_ss(f);
@@ -574,8 +611,14 @@ static int ss_bind(struct usb_configuration *c, struct usb_function *f)
 				     ss->ss_descs);
 	if (ret)
 		goto release_all;
+	ret = ss_alloc_pools(ss, gadget);
+	if (ret)
+		goto free_all;
 	return 0;
 
+free_all:
+	ss_free_pools(ss);
+	usb_free_all_descriptors(f);
 release_all:
 	if (ss->has_iso) {
 		usb_ep_autoconfig_release(ss->iso_out.ep);
@@ -594,6 +637,7 @@ static void ss_unbind(struct usb_configuration *c, struct usb_function *f)
 
 	(void)c;
 	ss_stop_all(ss);	/* normally done by disable already */
+	ss_free_pools(ss);
 	usb_free_all_descriptors(f);
 }
 
