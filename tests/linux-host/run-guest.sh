@@ -21,6 +21,11 @@
 #   --smp N           guest CPUs (default $LH_SMP or 1)
 #   --quiet           do not copy the console to stdout
 #
+# Diagnostics (environment): LH_APPEND adds to the kernel command line
+# (e.g. "nokaslr loglevel=7"); LH_QEMU_ARGS adds qemu options, split at
+# spaces (e.g. "-monitor unix:/tmp/m.sock,server,nowait" to read a stuck
+# guest's registers with `info registers`).
+#
 # The script and tests/linux-host/lib/*.sh are copied to SHAREDIR/.lh (the
 # guest sources the libraries from $LH_LIB=/host/.lh/sh). Exit status: the
 # script's; 124 when the guest script or qemu ran out of time; 125 when the
@@ -119,9 +124,9 @@ timeout -k 10 "$((timeout + margin))" \
     qemu-system-x86_64 -accel tcg -m "$mem" -smp "$smp" \
     -nographic -no-reboot -nic none \
     -kernel "$kernel" -initrd "$initramfs" \
-    -append "console=ttyS0 quiet panic=-1 lh.timeout=$timeout" \
+    -append "console=ttyS0 quiet panic=-1 lh.timeout=$timeout ${LH_APPEND:-}" \
     -fsdev "local,id=h,path=$share,security_model=none" \
-    -device virtio-9p-pci,fsdev=h,mount_tag=host \
+    -device virtio-9p-pci,fsdev=h,mount_tag=host ${LH_QEMU_ARGS:-} \
     </dev/null 2>&1 |
     while IFS= read -r line || [ -n "$line" ]; do
         line=${line%$'\r'}

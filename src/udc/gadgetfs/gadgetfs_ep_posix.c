@@ -493,6 +493,18 @@ static bool sync_pending_locked(const struct gfs_ep *e)
 	return false;
 }
 
+/* On dummy_udc, whether @r goes through the writer thread: every IN
+ * transfer dummy_hcd may complete inside usb_ep_queue() must, and a ZLP
+ * is one: after an AIO data transfer, the host can take the data (its
+ * timer runs when ep_aio() drops the lock) before io_submit() queues the
+ * ZLP on the now empty endpoint, which then completes inline and
+ * deadlocks the kernel with interrupts off (docs/gadgetfs.md). Requests
+ * behind a sync one follow it, so that none overtakes it. Lock held. */
+static bool must_write_sync_locked(const struct gfs_ep *e, const struct gfs_req *r)
+{
+	return r->req.length <= GFS_DUMMY_FIFO || r->parts == 2 || sync_pending_locked(e);
+}
+
 /* The writer thread: write() each sync transfer in queue order, outside
  * the lock (it blocks until the host reads when the FIFO is full). A
  * transfer given back meanwhile (disable, dequeue) is an orphan: freed
@@ -605,8 +617,7 @@ static int queue_locked(struct usb_gadgetfs_udc *udc, struct gfs_ep *e, struct g
 		goto fail;
 	}
 	r->dequeuing = false;
-	if (udc->small_in_sync && e->in &&
-	    (req->length <= GFS_DUMMY_FIFO || sync_pending_locked(e))) {
+	if (udc->small_in_sync && e->in && must_write_sync_locked(e, r)) {
 		rc = write_sync_locked(e, r);
 		if (rc < 0)
 			goto fail;

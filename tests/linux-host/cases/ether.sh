@@ -8,7 +8,8 @@
 # into a network namespace of its own, so every packet between the two
 # addresses crosses USB. Checks: cdc_ether binds and the interface comes
 # up; ping both ways with payloads from 1 byte to the MTU (1472: 1514-byte
-# frames; 470 and 982: frames of 512 and 1024 bytes, a packet multiple);
+# frames; 470 and 982: frames of 512 and 1024 bytes, a packet multiple),
+# then 200 back-to-back pings each way of those two (g_zlp_burst);
 # NCM: bursts at the smallest NTBs (g_ntb_limits);
 # 64 MiB over TCP each way, checksums equal (vudc: 8 MiB, the reference
 # moves about 0.35 MB/s under TCG; gfs: 16 MiB); ours and gfs: detach
@@ -93,6 +94,19 @@ g_pings() {
             { cat "$GW/ping.log"; lh_fail "ping -s $_s gadget -> host"; }
     done
     lh_log "ping both ways with payloads $SIZES"
+}
+
+# g_zlp_burst: back-to-back pings whose frames fill their last packet
+# (512 and 1024 bytes: each IN transfer ends with a zero-length packet),
+# 200 each way. On gadgetfs + dummy_hcd a ZLP submitted through AIO after
+# its data deadlocked the guest's kernel within a few hundred of these
+# (docs/gadgetfs.md, dummy_hcd); the plain pings above rarely hit it.
+g_zlp_burst() {
+    ping -c 200 -A -W 5 -s 470 "$GADGET_ADDR" >"$GW/ping.log" 2>&1 ||
+        { tail -3 "$GW/ping.log"; lh_fail "200 pings -s 470 host -> gadget"; }
+    in_ns ping -c 200 -A -W 5 -s 982 "$HOST_ADDR" >"$GW/ping.log" 2>&1 ||
+        { tail -3 "$GW/ping.log"; lh_fail "200 pings -s 982 gadget -> host"; }
+    lh_log "ZLP burst: 200 pings each way of 512- and 1024-byte frames"
 }
 
 # NCM at the NTB limits: cdc_ncm's rx_max and tx_max down to the smallest
@@ -201,6 +215,7 @@ guest_main() {
     g_attach
     g_host_up
     g_pings
+    g_zlp_burst
     [ "$FUNC" = ncm ] && g_ntb_limits
     g_tcp /host/to_gadget.bin to_gadget
     g_tcp /host/to_host.bin to_host
