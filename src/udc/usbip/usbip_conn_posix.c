@@ -170,14 +170,6 @@ static void serve_urbs(struct usbip__conn *c)
 			break;
 		if (holding && (timeout < 0 || timeout > usbip__rx_hold_ms(c) * 1000000LL))
 			timeout = usbip__rx_hold_ms(c) * 1000000LL;
-		/* A capture's buffered records reach the file within a
-		 * second, also while the host is quiet. */
-		if (atomic_load_explicit(&c->dev->capturing, memory_order_relaxed)) {
-			long long due = usbip__cap_due(c->dev);
-
-			if (due >= 0 && (timeout < 0 || timeout > due))
-				timeout = due;
-		}
 		/* Work at hand (bytes read ahead, or a completion here queued
 		 * more): no poll, whose system call costs more than the read
 		 * that tells an empty socket (or none, rx_read()). */
