@@ -350,6 +350,7 @@ struct usbip__conn {
 	atomic_bool kicked;
 	atomic_bool killed;
 	atomic_bool finished;
+	atomic_bool wake_pending;	/* a byte is in wake[] or on its way */
 	struct usbip__dev *dev;		/* imported device, or NULL */
 	uint32_t devid;			/* dev's, as the host must name it */
 	struct usbip__urb_table urbs;	/* unanswered URBs, via conn_link */
