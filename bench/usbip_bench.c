@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -43,6 +44,17 @@
 /* Transfers before the clock starts, each phase: buffers allocated, TCP
  * windows grown, so that the order of the runs does not count. */
 #define WARMUP 256u
+
+/* CPU seconds of the whole process (every thread: the client's, the
+ * server's, a capture's writer). */
+static double cpu_now(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
 
 static double now(void)
 {
@@ -136,9 +148,11 @@ static int ref_run(unsigned count, double *wr, double *rd)
 
 /* ---- USB/IP ---------------------------------------------------------------- */
 
-/* One USB/IP run; with @capture (a file name), device 1-1 captures. */
+/* One USB/IP run; with @capture (a file name), device 1-1 captures.
+ * *@cores (may be NULL): the process's CPU seconds per second of the
+ * timed part (2.0: both cores of a 2-core machine busy). */
 static int usbip_run(unsigned count, unsigned req_len, unsigned reqs, const char *capture,
-		     size_t max_data, double *wr, double *rd)
+		     size_t max_data, double *wr, double *rd, double *cores)
 {
 	struct usbip_server_config cfg;
 	struct usbip_server *srv;
@@ -148,6 +162,7 @@ static int usbip_run(unsigned count, unsigned req_len, unsigned reqs, const char
 	uint32_t actual;
 	struct uc c;
 	double t0 = 0;	/* set when the warm-up ends */
+	double start = 0, cpu0 = 0;
 	int rc = -1;
 
 	usbip_server_config_init(&cfg);
@@ -167,8 +182,10 @@ static int usbip_run(unsigned count, unsigned req_len, unsigned reqs, const char
 		goto out;
 	memset(buf, 0xa5, XFER);
 	for (unsigned i = 0; i < WARMUP + count; i++) {
-		if (i == WARMUP)
-			t0 = now();
+		if (i == WARMUP) {
+			t0 = start = now();
+			cpu0 = cpu_now();
+		}
 		if (uc_transfer(&c, tg_addr(g.sink) & 0xf, false, buf, XFER, 0, &actual) != 0 ||
 		    actual != XFER)
 			goto out_close;
@@ -182,6 +199,8 @@ static int usbip_run(unsigned count, unsigned req_len, unsigned reqs, const char
 			goto out_close;
 	}
 	*rd = (double)count * XFER / (now() - t0) / 1e6;
+	if (cores)
+		*cores = (cpu_now() - cpu0) / (now() - start);
 	rc = 0;
 out_close:
 	uc_close(&c);
@@ -207,7 +226,8 @@ static double max2(double a, double b)
 /* The 4 x 64 KiB run without the capture, with it (all data), and with
  * it capped at CAPPED data bytes per URB, alternated, CAPTURE_ROUNDS
  * times: the best of each ([0] off, [1] all, [2] capped). *@bytes: the files' sizes. */
-static int capture_runs(unsigned count, double w[3], double r[3], long long bytes[3])
+static int capture_runs(unsigned count, double w[3], double r[3], double cores[3],
+			long long bytes[3])
 {
 	const char *tmp = getenv("TMPDIR");
 	char path[512];
@@ -215,17 +235,18 @@ static int capture_runs(unsigned count, double w[3], double r[3], long long byte
 	snprintf(path, sizeof(path), "%s/bench_usbip_%ld.pcap", tmp && *tmp ? tmp : "/tmp",
 		 (long)getpid());
 	for (int k = 0; k < 3; k++)
-		w[k] = r[k] = 0;
+		w[k] = r[k] = cores[k] = 0;
 	for (int i = 0; i < CAPTURE_ROUNDS; i++) {
 		for (int k = 0; k < 3; k++) {
-			double a, b;
+			double a, b, u;
 			FILE *f;
 
 			if (usbip_run(count, 64u * 1024u, 4, k ? path : NULL, k == 2 ? CAPPED : 0,
-				      &a, &b) != 0)
+				      &a, &b, &u) != 0)
 				return -1;
 			w[k] = max2(w[k], a);
 			r[k] = max2(r[k], b);
+			cores[k] += u / CAPTURE_ROUNDS;
 			if (!k)
 				continue;
 			f = fopen(path, "rb");
@@ -267,9 +288,9 @@ static int main_runs(unsigned count, struct spread w[3], struct spread r[3])
 	for (int i = 0; i < MAIN_ROUNDS; i++) {
 		double a[3], b[3];
 
-		if (usbip_run(count, 64u * 1024u, 4, NULL, 0, &a[0], &b[0]) != 0 ||
+		if (usbip_run(count, 64u * 1024u, 4, NULL, 0, &a[0], &b[0], NULL) != 0 ||
 		    ref_run(count, &a[1], &b[1]) != 0 ||
-		    usbip_run(count, 16u * 1024u, 2, NULL, 0, &a[2], &b[2]) != 0)
+		    usbip_run(count, 16u * 1024u, 2, NULL, 0, &a[2], &b[2], NULL) != 0)
 			return -1;
 		for (int k = 0; k < 3; k++) {
 			spread_add(&w[k], a[k]);
@@ -292,12 +313,12 @@ int main(int argc, char **argv)
 	unsigned mib = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : 256;
 	unsigned count = mib * 1024u * 1024u / XFER;
 	struct spread w[3], r[3];
-	double cw[3], cr[3];
+	double cw[3], cr[3], cc[3];
 	long long cap_bytes[3] = { 0 };
 
 	if (count == 0)
 		count = 1;
-	if (main_runs(count, w, r) != 0 || capture_runs(count, cw, cr, cap_bytes) != 0) {
+	if (main_runs(count, w, r) != 0 || capture_runs(count, cw, cr, cc, cap_bytes) != 0) {
 		fprintf(stderr, "bench_usbip: a run failed\n");
 		return 1;
 	}
@@ -309,11 +330,12 @@ int main(int argc, char **argv)
 	print_ratio("usbip, 2 x 16 KiB requests:", &w[2], &r[2], &w[1], &r[1]);
 	printf("  goal: ratio >= 0.80 (4 x 64 KiB, best): %s\n",
 	       w[0].best / w[1].best >= 0.8 && r[0].best / r[1].best >= 0.8 ? "met" : "NOT met");
-	printf("  capture off, 4 x 64 KiB (best of 5):   write %8.1f MB/s   read %8.1f MB/s\n", cw[0], cr[0]);
-	printf("  capture, all data:                     write %8.1f MB/s   read %8.1f MB/s   ratio %.2f / %.2f   (%lld bytes)\n",
-	       cw[1], cr[1], cw[1] / cw[0], cr[1] / cr[0], cap_bytes[1]);
-	printf("  capture, %u data bytes per URB:      write %8.1f MB/s   read %8.1f MB/s   ratio %.2f / %.2f   (%lld bytes)\n",
-	       CAPPED, cw[2], cr[2], cw[2] / cw[0], cr[2] / cr[0], cap_bytes[2]);
+	printf("  capture off, 4 x 64 KiB (best of 5):   write %8.1f MB/s   read %8.1f MB/s   cores %.2f\n",
+	       cw[0], cr[0], cc[0]);
+	printf("  capture, all data:                     write %8.1f MB/s   read %8.1f MB/s   ratio %.2f / %.2f   cores %.2f   (%lld bytes)\n",
+	       cw[1], cr[1], cw[1] / cw[0], cr[1] / cr[0], cc[1], cap_bytes[1]);
+	printf("  capture, %u data bytes per URB:      write %8.1f MB/s   read %8.1f MB/s   ratio %.2f / %.2f   cores %.2f   (%lld bytes)\n",
+	       CAPPED, cw[2], cr[2], cw[2] / cw[0], cr[2] / cr[0], cc[2], cap_bytes[2]);
 	printf("  goal: capture ratio >= 0.90: all data %s, %u bytes %s\n",
 	       cw[1] / cw[0] >= 0.9 && cr[1] / cr[0] >= 0.9 ? "met" : "NOT met", CAPPED,
 	       cw[2] / cw[0] >= 0.9 && cr[2] / cr[0] >= 0.9 ? "met" : "NOT met");

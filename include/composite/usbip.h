@@ -15,6 +15,8 @@
  * and serves each connection in a thread of its own; an imported
  * connection's thread is the event context of that gadget (udc.h).
  * Event callbacks run in those threads and must not block for long.
+ * A device's capture (usbip_server_set_capture()) writes its file from a
+ * thread of its own; the @log callback may also be called from there.
  *
  * Typical program:
  *	struct usbip_server_config cfg;
@@ -131,8 +133,10 @@ struct usbip_event {
  *	protocol's headers (CBW, CSW, SCSI replies, CDC and HID reports)
  *	and spare the disk the bulk payloads.
  * @event: optional status callback (see struct usbip_event).
- * @log: optional log sink, one line without newline per call; NULL logs
- *	to stderr prefixed "usbip: ".
+ * @log: optional log sink, one line without newline per call, from any
+ *	of the server's threads (accept loop, connections, captures'
+ *	writers), at times from two at once; NULL logs to stderr prefixed
+ *	"usbip: ".
  * @ctx: passed to @event and @log.
  */
 struct usbip_server_config {
@@ -202,10 +206,11 @@ const char *usbip_server_busid(const struct usbip_server *server, unsigned index
  *	server's log names the file); borrowed. NULL stops the capture of
  *	@index (no capture: no effect).
  * A running capture's file is closed when it is switched or stopped, and
- * at usbip_server_destroy(). Records are buffered and reach the file
- * within a second, when a host disconnects and when the file is closed. A write that
- * fails later (disk full, I/O error) is reported through the server's
- * @log and stops that capture; the device goes on serving.
+ * at usbip_server_destroy(). Records are copied into a ring in memory
+ * and written by the capture's own thread: they reach the file within a
+ * second, when a host disconnects and when the file is closed. A write
+ * that fails later (disk full, I/O error) is reported through the
+ * server's @log and stops that capture; the device goes on serving.
  * Context: any thread, also while the device is attached (a host's URBs
  * from then on are captured).
  * Return: 0; -USB_EINVAL when @index is out of range; the error of

@@ -57,6 +57,7 @@ struct usbip__conn *usbip__conn_new(struct usbip_server *srv, int fd, const char
 	atomic_init(&c->kicked, false);
 	atomic_init(&c->running, false);
 	atomic_init(&c->finished, false);
+	atomic_init(&c->wake_pending, false);
 	INIT_LIST_HEAD(&c->txq);
 	INIT_LIST_HEAD(&c->srv_link);
 	return c;
@@ -83,6 +84,10 @@ void usbip__conn_wake(struct usbip__conn *conn)
 		atomic_store(&conn->kicked, true);
 		return;
 	}
+	/* One byte in the pipe at a time: the wakeups that come before the
+	 * thread ran cost no system call (usbip__conn_drain_wake()). */
+	if (atomic_exchange(&conn->wake_pending, true))
+		return;
 	n = write(conn->wake[1], &b, 1);
 	(void)n;	/* a full pipe means a wakeup is already pending */
 }
@@ -170,14 +175,6 @@ static void serve_urbs(struct usbip__conn *c)
 			break;
 		if (holding && (timeout < 0 || timeout > usbip__rx_hold_ms(c) * 1000000LL))
 			timeout = usbip__rx_hold_ms(c) * 1000000LL;
-		/* A capture's buffered records reach the file within a
-		 * second, also while the host is quiet. */
-		if (atomic_load_explicit(&c->dev->capturing, memory_order_relaxed)) {
-			long long due = usbip__cap_due(c->dev);
-
-			if (due >= 0 && (timeout < 0 || timeout > due))
-				timeout = due;
-		}
 		/* Work at hand (bytes read ahead, or a completion here queued
 		 * more): no poll, whose system call costs more than the read
 		 * that tells an empty socket (or none, rx_read()). */

@@ -28,9 +28,14 @@
 void usbip__conn_drain_wake(struct usbip__conn *c)
 {
 	char buf[64];
+	ssize_t n;
 
-	while (read(c->wake[0], buf, sizeof(buf)) > 0)
-		;
+	/* The pipe holds one byte (usbip__conn_wake()): one read takes it.
+	 * Then a new wakeup may write again; the work it announces is done
+	 * before its write, and the caller looks at the work after this. */
+	n = read(c->wake[0], buf, sizeof(buf));
+	(void)n;	/* EAGAIN is fine: nothing was there */
+	atomic_store(&c->wake_pending, false);
 }
 
 /* Milliseconds left until @deadline (CLOCK_MONOTONIC), 0 when past. */

@@ -273,13 +273,12 @@ uint8_t usbip__dev_ep_type(struct usbip__dev *dev, unsigned num, bool dir_in);
 int usbip__cap_set(struct usbip__dev *dev, const char *path);
 /* Close the capture (device teardown). */
 void usbip__cap_fini(struct usbip__dev *dev);
-/* Push the buffered records to the file (a host went away). */
+/* Push the buffered records to the file and wait until they are in (a
+ * host went away). */
 void usbip__cap_flush(struct usbip__dev *dev);
-/* Write the buffered records out if the oldest has waited its time
- * (USBIP_CAP_FLUSH_NS); return the ns until the next is due, or -1 when
- * nothing waits. Connection thread, once per turn while capturing. */
+/* How long a record may wait in memory before the writer puts it in
+ * the file (capture_file_posix.c). */
 #define USBIP_CAP_FLUSH_NS 1000000000LL
-long long usbip__cap_due(struct usbip__dev *dev);
 /* The 'S' record of @urb (if urb->captured): its setup packet and, for
  * OUT, its urb->length bytes in urb->buf. Connection thread. */
 void usbip__cap_submit(struct usbip__dev *dev, const struct usbip__urb *urb);
@@ -289,6 +288,27 @@ void usbip__cap_submit(struct usbip__dev *dev, const struct usbip__urb *urb);
  * unlink). Connection thread, dev->lock not held. */
 void usbip__cap_complete(struct usbip__dev *dev, const struct usbip__urb *urb, int status,
 			 size_t actual);
+
+/* capture_file_posix.c: a pcap file written behind by a thread. */
+struct usbip__cap_file;
+/* The negative USB_E* error of errno @e, for a capture's file. */
+int usbip__cap_map_errno(int e);
+/* Create or truncate @path and write @header (@len bytes) to it at once;
+ * @busid and @path (copied) name it in the log line of a later failure. Return 0 with *@out set, or the error of open() or of
+ * that write (USB_ENOENT, USB_EACCES, USB_EROFS, USB_ENOSPC,
+ * USB_ENAMETOOLONG, USB_ENOMEM, USB_EINVAL, USB_EIO). */
+int usbip__cap_file_open(struct usbip_server *srv, const char *busid, const char *path,
+			 const void *header, size_t len, struct usbip__cap_file **out);
+/* Append a copy of @n bytes (@p borrowed for the call); the writer
+ * thread puts them in the file later. Waits only while the ring is full.
+ * Return 0, or the error of an earlier write (logged then; the bytes are
+ * dropped). One caller at a time. */
+int usbip__cap_file_put(struct usbip__cap_file *f, const void *p, size_t n);
+/* Wait until every byte put so far is in the file. Return as _put(). */
+int usbip__cap_file_flush(struct usbip__cap_file *f);
+/* Write what is pending, stop the writer, close and free (NULL: no
+ * effect). Return 0, or close()'s error. */
+int usbip__cap_file_close(struct usbip__cap_file *f);
 
 /* One connection (usbip_conn_posix.c owns it; usbip_op_posix.c,
  * usbip_rx_posix.c and usbip_tx_posix.c read and keep their parts). */
@@ -330,6 +350,7 @@ struct usbip__conn {
 	atomic_bool kicked;
 	atomic_bool killed;
 	atomic_bool finished;
+	atomic_bool wake_pending;	/* a byte is in wake[] or on its way */
 	struct usbip__dev *dev;		/* imported device, or NULL */
 	uint32_t devid;			/* dev's, as the host must name it */
 	struct usbip__urb_table urbs;	/* unanswered URBs, via conn_link */
