@@ -183,6 +183,15 @@ static void *tap_thread(void *arg)
 
 /* ---- setup ---------------------------------------------------------------------- */
 
+/* @name, cut to IFNAMSIZ - 1 bytes, into @ifr (zeroed). */
+static void set_ifr_name(struct ifreq *ifr, const char *name)
+{
+	size_t n = strnlen(name, IFNAMSIZ - 1);
+
+	memcpy(ifr->ifr_name, name, n);
+	ifr->ifr_name[n] = '\0';
+}
+
 /* The MAC address and MTU, through a socket's interface ioctls. */
 static int configure(const char *name, const uint8_t addr[USB_NET_ALEN])
 {
@@ -192,7 +201,7 @@ static int configure(const char *name, const uint8_t addr[USB_NET_ALEN])
 	if (s < 0)
 		return -errno;
 	memset(&ifr, 0, sizeof(ifr));
-	strncpy(ifr.ifr_name, name, IFNAMSIZ - 1);
+	set_ifr_name(&ifr, name);
 	ifr.ifr_hwaddr.sa_family = 1;	/* ARPHRD_ETHER */
 	memcpy(ifr.ifr_hwaddr.sa_data, addr, USB_NET_ALEN);
 	if (ioctl(s, SIOCSIFHWADDR, &ifr) < 0)
@@ -214,7 +223,7 @@ static int open_tap(struct net_tap *t, const char *ifname)
 		return -errno;
 	memset(&ifr, 0, sizeof(ifr));
 	ifr.ifr_flags = IFF_TAP | IFF_NO_PI;
-	strncpy(ifr.ifr_name, ifname, IFNAMSIZ - 1);
+	set_ifr_name(&ifr, ifname);
 	if (ioctl(t->fd, TUNSETIFF, &ifr) < 0)
 		return -errno;
 	memcpy(t->name, ifr.ifr_name, IFNAMSIZ);
