@@ -182,6 +182,26 @@ int composite__config_desc(struct usb_composite_dev *cdev, struct usb_configurat
 	return len;
 }
 
+#if defined(COMPOSITE_NO_SUPERSPEED) && defined(COMPOSITE_NO_OS_DESC)
+/* The minimal profile: no SuperSpeed and no platform capability, so the
+ * BOS is always the same 12 bytes (the USB 2.0 extension, no LPM). */
+int composite__bos_desc(struct usb_composite_dev *cdev, uint8_t *buf, size_t cap)
+{
+	static const uint8_t bos[USB_DT_BOS_SIZE + USB_DT_USB_EXT_CAP_SIZE] = {
+		USB_DT_BOS_SIZE, USB_DT_BOS,
+		USB_DT_BOS_SIZE + USB_DT_USB_EXT_CAP_SIZE, 0,	/* wTotalLength */
+		1,						/* bNumDeviceCaps */
+		USB_DT_USB_EXT_CAP_SIZE, USB_DT_DEVICE_CAPABILITY, USB_CAP_TYPE_EXT,
+		0, 0, 0, 0,					/* bmAttributes */
+	};
+
+	(void)cdev;
+	if (cap < sizeof(bos))
+		return -USB_ENOSPC;
+	memcpy(buf, bos, sizeof(bos));
+	return (int)sizeof(bos);
+}
+#else
 int composite__bos_desc(struct usb_composite_dev *cdev, uint8_t *buf, size_t cap)
 {
 	struct usb_bos_descriptor bos;
@@ -235,6 +255,7 @@ int composite__bos_desc(struct usb_composite_dev *cdev, uint8_t *buf, size_t cap
 	memcpy(buf, &bos, USB_DT_BOS_SIZE);
 	return (int)len;
 }
+#endif /* the minimal profile's BOS */
 
 bool composite__has_alt(const struct usb_function *f, enum usb_device_speed speed,
 			unsigned intf, unsigned alt)

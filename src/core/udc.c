@@ -77,6 +77,18 @@ static bool ep_ops_ok(const struct usb_ep *ep, bool is_ep0)
 	return is_ep0 || (o->enable && o->disable);
 }
 
+/* strcmp() == 0, written out: the registry's only string comparison, and
+ * newlib's strcmp for ARMv7-M is 732 bytes of unrolled code that a
+ * firmware with one UDC would link for it alone. */
+static bool same_name(const char *a, const char *b)
+{
+	while (*a && *a == *b) {
+		a++;
+		b++;
+	}
+	return *a == *b;
+}
+
 /* Caller holds the registry lock. */
 static struct usb_gadget *find_locked(const char *name)
 {
@@ -85,7 +97,7 @@ static struct usb_gadget *find_locked(const char *name)
 	list_for_each(pos, &udc_list) {
 		struct usb_gadget *g = usb_container_of(pos, struct usb_gadget, udc_priv);
 
-		if (strcmp(g->name, name) == 0)
+		if (same_name(g->name, name))
 			return g;
 	}
 	return NULL;

@@ -339,8 +339,11 @@ static int config_bind(struct usb_configuration *c)
 	return fsg_add(c->cdev, c, common);
 }
 
+static struct usb_composite_dev *dev_cdev;
+
 static int driver_bind(struct usb_composite_dev *cdev)
 {
+	dev_cdev = cdev;
 	return usb_add_config(cdev, &config, config_bind);
 }
 
@@ -375,6 +378,24 @@ static int no_superspeed(void)
 }
 #endif
 
+/* A bcdUSB 2.00 device has no BOS; at 2.01 it is the USB 2.0 extension
+ * alone (no LPM; no SuperSpeed, no platform capability here): the same
+ * 12 bytes from the minimal profile's table and the full one's builder. */
+static int bos(void)
+{
+	static const uint8_t want[12] = { 5, USB_DT_BOS, 12, 0, 1,
+					  7, USB_DT_DEVICE_CAPABILITY, USB_CAP_TYPE_EXT, 0, 0, 0, 0 };
+	uint8_t b[32];
+	int n;
+
+	CHECK(control(USB_DIR_IN, USB_REQ_GET_DESCRIPTOR, USB_DT_BOS << 8, 0, b, sizeof(b)) < 0);
+	dev_cdev->desc.bcdUSB = USB_CPU_TO_LE16(0x0201);
+	n = control(USB_DIR_IN, USB_REQ_GET_DESCRIPTOR, USB_DT_BOS << 8, 0, b, sizeof(b));
+	dev_cdev->desc.bcdUSB = USB_CPU_TO_LE16(0x0200);
+	CHECK(n == (int)sizeof(want) && memcmp(b, want, sizeof(want)) == 0);
+	return 0;
+}
+
 static int enumerate(void)
 {
 	uint8_t b[128];
@@ -384,6 +405,7 @@ static int enumerate(void)
 	CHECK(control(USB_DIR_IN, USB_REQ_GET_DESCRIPTOR, USB_DT_DEVICE << 8, 0, b, 64) == 18);
 	CHECK(b[1] == USB_DT_DEVICE && b[8] == 0x25 && b[9] == 0x05);
 	CHECK(control(0, USB_REQ_SET_ADDRESS, 7, 0, NULL, 0) == 0);
+	RUN(bos());
 	n = control(USB_DIR_IN, USB_REQ_GET_DESCRIPTOR, USB_DT_CONFIG << 8, 0, b, sizeof(b));
 	CHECK(n == 9 + 9 + 7 + 7);
 	for (int off = 0; off + 2 <= n && b[off] >= 2; off += b[off]) {

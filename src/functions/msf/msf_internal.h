@@ -294,6 +294,13 @@ int msf__check_command(struct msf_common *common, unsigned cmnd_size,
 int msf__do_read(struct msf_common *common, uint64_t lba, uint64_t blocks, bool *done);
 /* Go on with the READ or WRITE that returned -USB_EAGAIN (polled). */
 int msf__rw_resume(struct msf_common *common, bool *done);
+/* READ or WRITE (6/10/12/16; 6 and 10 only with MSF_NO_LONG_CDB): the CDB
+ * length of @op, @write set for a WRITE; 0 for another command. */
+unsigned msf__rw_size(uint8_t op, bool *write);
+/* Check and start the READ or WRITE in common->cmnd (@size, @write from
+ * msf__rw_size()): as msf__do_read()/msf__do_write(), or REPLY_FAILED's
+ * -USB_EINVAL with the sense set. */
+int msf__rw_command(struct msf_common *common, unsigned size, bool write, bool *done);
 /* scsi_cdrom.c: reply length, or -USB_EINVAL with the sense set. */
 int msf__do_read_toc(struct msf_common *common, uint8_t *buf);
 int msf__do_read_header(struct msf_common *common, uint8_t *buf);

@@ -19,35 +19,24 @@
 #include "msf_internal.h"
 #include "msf_os.h"
 
-/* Operation codes. */
+/* Operation codes (READ and WRITE: scsi_rw.c; the rest, FORMAT UNIT,
+ * RESERVE, RELEASE, SEND DIAGNOSTIC included, is refused as unknown). */
 #define SC_TEST_UNIT_READY 0x00
 #define SC_REQUEST_SENSE 0x03
-#define SC_FORMAT_UNIT 0x04
-#define SC_READ_6 0x08
-#define SC_WRITE_6 0x0a
 #define SC_INQUIRY 0x12
 #define SC_MODE_SELECT_6 0x15
-#define SC_RESERVE 0x16
-#define SC_RELEASE 0x17
 #define SC_MODE_SENSE_6 0x1a
 #define SC_START_STOP_UNIT 0x1b
-#define SC_SEND_DIAGNOSTIC 0x1d
 #define SC_PREVENT_ALLOW_MEDIUM_REMOVAL 0x1e
 #define SC_READ_FORMAT_CAPACITIES 0x23
 #define SC_READ_CAPACITY 0x25
-#define SC_READ_10 0x28
-#define SC_WRITE_10 0x2a
 #define SC_VERIFY_10 0x2f
 #define SC_SYNCHRONIZE_CACHE 0x35
 #define SC_READ_TOC 0x43
 #define SC_READ_HEADER 0x44
 #define SC_MODE_SELECT_10 0x55
 #define SC_MODE_SENSE_10 0x5a
-#define SC_READ_16 0x88
-#define SC_WRITE_16 0x8a
 #define SC_SERVICE_ACTION_IN_16 0x9e
-#define SC_READ_12 0xa8
-#define SC_WRITE_12 0xaa
 
 #define SAI_READ_CAPACITY_16 0x10
 
@@ -466,77 +455,6 @@ static int do_read_capacity_16(struct msf_common *common, uint8_t *buf)
 
 /* ---- dispatch ------------------------------------------------------------- */
 
-static uint64_t blocks_bytes(struct msf_common *common, uint64_t blocks)
-{
-	unsigned bits = common->curlun ? common->curlun->blkbits : 9;
-
-	/* At most 2^32 blocks of 2^12 bytes: no overflow. */
-	return blocks << bits;
-}
-
-static int rw_command(struct msf_common *common, unsigned size, bool write, bool *done)
-{
-	const uint8_t *c = common->cmnd;
-	uint64_t lba, blocks;
-	uint32_t mask;
-	bool fua = false;
-	int rc;
-
-	switch (size) {
-	case 6:
-		lba = ((uint64_t)(c[1] & 0x1f) << 16) | msf__get_be16(c + 2);
-		blocks = c[4] ? c[4] : 256;	/* 0 means 256 (SBC-3 5.7) */
-		mask = (1u << 1) | (1u << 2) | (1u << 3) | (1u << 4);
-		break;
-#ifndef MSF_NO_LONG_CDB
-	case 10:
-		lba = msf__get_be32(c + 2);
-		blocks = msf__get_be16(c + 7);
-		mask = (1u << 1) | (0xfu << 2) | (3u << 7);
-		break;
-	case 12:
-		lba = msf__get_be32(c + 2);
-		blocks = msf__get_be32(c + 6);
-		mask = (1u << 1) | (0xfu << 2) | (0xfu << 6);
-		break;
-	default:
-		lba = msf__get_be64(c + 2);
-		blocks = msf__get_be32(c + 10);
-		mask = (1u << 1) | (0xffu << 2) | (0xfu << 10);
-		break;
-#else
-	default:	/* 10: the only other form dispatched */
-		lba = msf__get_be32(c + 2);
-		blocks = msf__get_be16(c + 7);
-		mask = (1u << 1) | (0xfu << 2) | (3u << 7);
-		break;
-#endif
-	}
-	common->data_size_from_cmnd = blocks_bytes(common, blocks);
-	rc = msf__check_command(common, size,
-				write ? MSF_DIR_FROM_HOST : MSF_DIR_TO_HOST, mask, true);
-	if (rc)
-		return rc;
-	if (size != 6) {
-		/* Only DPO and FUA in the rest of byte 1 (no RARC, no FUA_NV). */
-		if (common->cmnd[1] & ~0x18u) {
-			fail(common, SS_INVALID_FIELD_IN_CDB);
-			return REPLY_FAILED;
-		}
-		fua = common->cmnd[1] & 0x08;
-	}
-	/* The whole range must be on the medium; no overflow possible. */
-	if (lba >= common->curlun->num_sectors ||
-	    blocks > common->curlun->num_sectors - lba) {
-		msf__lun_set_sense(common->curlun, SS_LOGICAL_BLOCK_ADDRESS_OUT_OF_RANGE,
-				   lba, true);
-		return REPLY_FAILED;
-	}
-	if (write)
-		return msf__do_write(common, lba, blocks, fua, done);
-	return msf__do_read(common, lba, blocks, done);
-}
-
 /*
  * The commands answered outside READ and WRITE, as msf__check_command()
  * sees them: one row each instead of a call per command, so adding one
@@ -664,38 +582,6 @@ static int refuse(struct msf_common *common)
 	return reply;
 }
 
-/* READ(6/10/12/16) and WRITE: the CDB length, or 0 for another command. */
-static unsigned rw_size(uint8_t op, bool *write)
-{
-	*write = false;
-	switch (op) {
-	case SC_WRITE_6:
-		*write = true;
-		/* fall through */
-	case SC_READ_6:
-		return 6;
-	case SC_WRITE_10:
-		*write = true;
-		/* fall through */
-	case SC_READ_10:
-		return 10;
-#ifndef MSF_NO_LONG_CDB
-	case SC_WRITE_12:
-		*write = true;
-		/* fall through */
-	case SC_READ_12:
-		return 12;
-	case SC_WRITE_16:
-		*write = true;
-		/* fall through */
-	case SC_READ_16:
-		return 16;
-#endif
-	default:
-		return 0;
-	}
-}
-
 /* The command, checked (unless resumed: the checks are done) and answered.
  * Returns a reply length, REPLY_FAILED, or what the handler returned. */
 static int run_command(struct msf_common *common, struct msf__buffhd *bh, bool *done)
@@ -707,10 +593,10 @@ static int run_command(struct msf_common *common, struct msf__buffhd *bh, bool *
 	bool write;
 	int reply;
 
-	rw = rw_size(c[0], &write);
+	rw = msf__rw_size(c[0], &write);
 	if (rw)
 		return common->cmd_resume ? msf__rw_resume(common, done)
-					  : rw_command(common, rw, write, done);
+					  : msf__rw_command(common, rw, write, done);
 	r = find_rule(common);
 	if (!r)
 		return refuse(common);

@@ -1,7 +1,7 @@
 /*
  * scsi_rw.c - the commands that move medium data: READ and WRITE (all
- * sizes go through here), VERIFY(10), SYNCHRONIZE CACHE(10), and the small
- * OUT data phase of MODE SELECT.
+ * sizes: their CDBs are decoded and checked here), VERIFY(10),
+ * SYNCHRONIZE CACHE(10), and the small OUT data phase of MODE SELECT.
  *
  * The buffer ring makes backing-store I/O overlap the USB transfer: READ
  * fills buffer N+1 from the medium while buffer N is on the wire; WRITE
@@ -17,6 +17,16 @@
 #include "msf_os.h"
 
 #define REPLY_FAILED (-USB_EINVAL)
+
+/* Operation codes. */
+#define SC_READ_6 0x08
+#define SC_WRITE_6 0x0a
+#define SC_READ_10 0x28
+#define SC_WRITE_10 0x2a
+#define SC_READ_16 0x88
+#define SC_WRITE_16 0x8a
+#define SC_READ_12 0xa8
+#define SC_WRITE_12 0xaa
 
 static uint32_t min_u32_u64(uint32_t a, uint64_t b)
 {
@@ -265,6 +275,110 @@ int msf__do_write(struct msf_common *common, uint64_t lba, uint64_t blocks, bool
 int msf__rw_resume(struct msf_common *common, bool *done)
 {
 	return common->rw.write ? write_continue(common, done) : read_continue(common, done);
+}
+
+/* ---- READ and WRITE CDBs ------------------------------------------------ */
+
+unsigned msf__rw_size(uint8_t op, bool *write)
+{
+	*write = false;
+	switch (op) {
+	case SC_WRITE_6:
+		*write = true;
+		/* fall through */
+	case SC_READ_6:
+		return 6;
+	case SC_WRITE_10:
+		*write = true;
+		/* fall through */
+	case SC_READ_10:
+		return 10;
+#ifndef MSF_NO_LONG_CDB
+	case SC_WRITE_12:
+		*write = true;
+		/* fall through */
+	case SC_READ_12:
+		return 12;
+	case SC_WRITE_16:
+		*write = true;
+		/* fall through */
+	case SC_READ_16:
+		return 16;
+#endif
+	default:
+		return 0;
+	}
+}
+
+static uint64_t blocks_bytes(struct msf_common *common, uint64_t blocks)
+{
+	unsigned bits = common->curlun ? common->curlun->blkbits : 9;
+
+	/* At most 2^32 blocks of 2^12 bytes: no overflow. */
+	return blocks << bits;
+}
+
+int msf__rw_command(struct msf_common *common, unsigned size, bool write, bool *done)
+{
+	const uint8_t *c = common->cmnd;
+	uint64_t lba, blocks;
+	uint32_t mask;
+	bool fua = false;
+	int rc;
+
+	switch (size) {
+	case 6:
+		lba = ((uint64_t)(c[1] & 0x1f) << 16) | msf__get_be16(c + 2);
+		blocks = c[4] ? c[4] : 256;	/* 0 means 256 (SBC-3 5.7) */
+		mask = (1u << 1) | (1u << 2) | (1u << 3) | (1u << 4);
+		break;
+#ifndef MSF_NO_LONG_CDB
+	case 10:
+		lba = msf__get_be32(c + 2);
+		blocks = msf__get_be16(c + 7);
+		mask = (1u << 1) | (0xfu << 2) | (3u << 7);
+		break;
+	case 12:
+		lba = msf__get_be32(c + 2);
+		blocks = msf__get_be32(c + 6);
+		mask = (1u << 1) | (0xfu << 2) | (0xfu << 6);
+		break;
+	default:
+		lba = msf__get_be64(c + 2);
+		blocks = msf__get_be32(c + 10);
+		mask = (1u << 1) | (0xffu << 2) | (0xfu << 10);
+		break;
+#else
+	default:	/* 10: the only other form dispatched */
+		lba = msf__get_be32(c + 2);
+		blocks = msf__get_be16(c + 7);
+		mask = (1u << 1) | (0xfu << 2) | (3u << 7);
+		break;
+#endif
+	}
+	common->data_size_from_cmnd = blocks_bytes(common, blocks);
+	rc = msf__check_command(common, size,
+				write ? MSF_DIR_FROM_HOST : MSF_DIR_TO_HOST, mask, true);
+	if (rc)
+		return rc;
+	if (size != 6) {
+		/* Only DPO and FUA in the rest of byte 1 (no RARC, no FUA_NV). */
+		if (common->cmnd[1] & ~0x18u) {
+			msf__lun_set_sense(common->curlun, SS_INVALID_FIELD_IN_CDB, 0, false);
+			return REPLY_FAILED;
+		}
+		fua = common->cmnd[1] & 0x08;
+	}
+	/* The whole range must be on the medium; no overflow possible. */
+	if (lba >= common->curlun->num_sectors ||
+	    blocks > common->curlun->num_sectors - lba) {
+		msf__lun_set_sense(common->curlun, SS_LOGICAL_BLOCK_ADDRESS_OUT_OF_RANGE,
+				   lba, true);
+		return REPLY_FAILED;
+	}
+	if (write)
+		return msf__do_write(common, lba, blocks, fua, done);
+	return msf__do_read(common, lba, blocks, done);
 }
 
 int msf__do_synchronize_cache(struct msf_common *common)

@@ -495,6 +495,8 @@ int usb_null_udc_create(const struct usb_null_udc_config *config, struct usb_nul
 {
 	static const struct usb_null_udc_config defaults;
 	struct usb_null_udc *udc;
+	const char *name;
+	size_t name_len;
 	unsigned pairs;
 	int rc;
 
@@ -504,8 +506,10 @@ int usb_null_udc_create(const struct usb_null_udc_config *config, struct usb_nul
 	if (!config)
 		config = &defaults;
 	pairs = config->num_pairs ? config->num_pairs : 3;
+	name = config->name ? config->name : "null.0";
+	name_len = strlen(name);
 	if (pairs > NULL_MAX_PAIRS || config->max_speed > USB_SPEED_SUPER_PLUS ||
-	    (config->name && (!config->name[0] || strlen(config->name) >= 32)))
+	    name_len == 0 || name_len >= 32)
 		return -USB_EINVAL;
 	udc = composite__calloc(1, sizeof(*udc) + 2 * pairs * sizeof(udc->eps[0]));
 	if (!udc)
@@ -513,7 +517,7 @@ int usb_null_udc_create(const struct usb_null_udc_config *config, struct usb_nul
 #ifndef COMPOSITE_IRQ_HOOKS
 	atomic_flag_clear(&udc->lock);
 #endif
-	strcpy(udc->name, config->name ? config->name : "null.0");	/* length checked */
+	memcpy(udc->name, name, name_len + 1);	/* length checked */
 
 	/* usb_gadget_init() first: it clears the structure. */
 	usb_gadget_init(&udc->gadget);
