@@ -116,6 +116,17 @@ ours_try() {
     return 0
 }
 
+# carrier_within SECS: HOST_IF's carrier comes within SECS seconds.
+carrier_within() {
+    _n=$(($1 * 10))
+    while [ "$_n" -gt 0 ]; do
+        [ "$(cat "/sys/class/net/$HOST_IF/carrier" 2>/dev/null)" = 1 ] && return 0
+        sleep 0.1
+        _n=$((_n - 1))
+    done
+    return 1
+}
+
 # net_start PROVIDER FUNC: the network gadget (FUNC ecm or ncm) up and
 # attached, its gadget side interface GADGET_IF in the namespace with
 # GADGET_ADDR, the host's HOST_IF with HOST_ADDR and carrier on. Returns 1
@@ -150,6 +161,13 @@ net_start() {
     $IP addr flush dev "$HOST_IF"
     $IP addr add "$HOST_ADDR/24" dev "$HOST_IF" || lh_fail "address $HOST_IF"
     $IP link set dev "$HOST_IF" up || lh_fail "up $HOST_IF"
+    if ! carrier_within 20 && [ "$1" != ours ]; then
+        # The kernel's f_ecm now and then sends no NETWORK_CONNECTION
+        # (seen on a loaded machine): its interface's open sends one.
+        lh_log "$1 $2: no carrier on $HOST_IF in 20 s; $GADGET_IF down and up again"
+        in_ns $IP link set dev "$GADGET_IF" down
+        in_ns $IP link set dev "$GADGET_IF" up
+    fi
     g_wait 20 "$HOST_IF carrier" sh -c "[ \"\$(cat /sys/class/net/$HOST_IF/carrier 2>/dev/null)\" = 1 ]"
     # The first packets wait for ARP and the carrier on both sides.
     g_wait 20 "ping $GADGET_ADDR" ping -c 1 -W 1 "$GADGET_ADDR"
