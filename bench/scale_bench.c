@@ -43,12 +43,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "composite/usbip.h"
+#include "bench_time.h"
 #include "usbip_client.h"
 
 #define XFER (128u * 1024u)
@@ -82,16 +82,6 @@ static size_t disk_bytes(unsigned i)
 static struct gadget *gadgets;
 static atomic_bool go, stop;
 
-/* CPU seconds of this process: the client threads. */
-static double own_cpu_seconds(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
-	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
-}
-
 /* CPU seconds the whole machine spent busy so far (/proc/stat), for the
  * share other jobs took during a run: that minus the daemon's and the
  * clients' own. */
@@ -111,14 +101,6 @@ static double machine_busy_seconds(void)
 		return 0;
 	/* user nice system idle iowait irq softirq steal: all but idle, iowait */
 	return (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / (double)hz;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /* ---- the daemon's figures from /proc ------------------------------------ */
@@ -376,9 +358,9 @@ static double read_run(unsigned n, double seconds)
 		if (pthread_create(&t[i], &attr, reader, &gadgets[i]) != 0)
 			return -1;
 	}
-	t0 = now();
+	t0 = bench_now();
 	atomic_store(&go, true);
-	while (now() - t0 < seconds) {
+	while (bench_now() - t0 < seconds) {
 		struct timespec ts = { 0, 50 * 1000000L };
 
 		nanosleep(&ts, NULL);
@@ -390,7 +372,7 @@ static double read_run(unsigned n, double seconds)
 		if (gadgets[i].failed)
 			bytes = 0, i = n;	/* a failed gadget fails the run */
 	}
-	t1 = now();
+	t1 = bench_now();
 	pthread_attr_destroy(&attr);
 	free(t);
 	return bytes ? (double)bytes / (t1 - t0) / 1e6 : -1;
@@ -464,15 +446,15 @@ int main(int argc, char **argv)
 		nanosleep(&ts, NULL);
 	}
 	measure(pid, &after_idle);
-	c0 = own_cpu_seconds();
+	c0 = bench_process_cpu();
 	m0 = machine_busy_seconds();
 	one = read_run(1, seconds);
 	measure(pid, &after_one);
-	c1 = own_cpu_seconds();
+	c1 = bench_process_cpu();
 	m1 = machine_busy_seconds();
 	all = read_run(n_gadgets, seconds);
 	measure(pid, &after_data);
-	c2 = own_cpu_seconds();
+	c2 = bench_process_cpu();
 	m2 = machine_busy_seconds();
 	if (one <= 0 || all <= 0) {
 		fprintf(stderr, "bench_scale: a read run failed\n");
