@@ -82,7 +82,14 @@ int usbip__cap_map_errno(int e)
 static int write_iov(int fd, struct iovec *iov, int n)
 {
 	while (n > 0) {
-		ssize_t w = writev(fd, iov, n);
+		ssize_t w;
+
+		if (iov->iov_len == 0) {	/* nothing to write is no EIO */
+			iov++;
+			n--;
+			continue;
+		}
+		w = writev(fd, iov, n);
 
 		if (w < 0) {
 			if (errno == EINTR)
