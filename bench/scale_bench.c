@@ -19,11 +19,18 @@
  *     (a client thread each) for SECONDS: aggregate MB/s and its ratio
  *     to the single gadget (goal >= 1.0, both cores used), and the
  *     daemon's CPU time in each;
- *   - RSS again once the data moved (the MSF rings are touched then).
+ *   - RSS again once the data moved (the MSF rings are touched then);
+ *   - CPU seconds per GB moved, of the daemon and of the clients (this
+ *     process), in each run: what a byte costs, whatever share of the
+ *     cores the runs got on a shared machine (the MB/s ratio depends on
+ *     that share: 512 runnable threads take more of it from other jobs
+ *     than 3 do).
  * The client runs in this process on the same cores: its CPU counts
  * against the daemon's, as a real host's would not.
  *
- *   bench_scale DAEMON [gadgets=256] [seconds=5] [idle=10]
+ *   bench_scale DAEMON [gadgets=256] [seconds=5] [idle=10] [disk of 1-1 in MiB=1]
+ * With the last one at N, gadget 1-1 alone reads as much distinct data as
+ * all N do at once (from memory, not the caches, in both runs).
  * Not a test: run by hand or with `ctest -L bench`.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -41,6 +48,7 @@
 #include <unistd.h>
 
 #include "composite/usbip.h"
+#include "bench_time.h"
 #include "usbip_client.h"
 
 #define XFER (128u * 1024u)
@@ -62,15 +70,37 @@ struct gadget {
 
 static char dir[64];
 static unsigned n_gadgets = 256;
+/* Gadget 1-1's disk, in MiB (the 5th argument; the others have 1 MiB):
+ * as large as all N disks together, its lone run reads as much distinct
+ * data as the N gadgets do at once, from memory rather than the caches. */
+static unsigned first_disk_mib = 1;
+
+static size_t disk_bytes(unsigned i)
+{
+	return i == 0 ? (size_t)first_disk_mib * DISK_BYTES : DISK_BYTES;
+}
 static struct gadget *gadgets;
 static atomic_bool go, stop;
 
-static double now(void)
+/* CPU seconds the whole machine spent busy so far (/proc/stat), for the
+ * share other jobs took during a run: that minus the daemon's and the
+ * clients' own. */
+static double machine_busy_seconds(void)
 {
-	struct timespec ts;
+	unsigned long long v[8] = { 0 };
+	long hz = sysconf(_SC_CLK_TCK);
+	FILE *f = fopen("/proc/stat", "r");
+	int n = 0;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	if (f) {
+		n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
+			   &v[4], &v[5], &v[6], &v[7]);
+		fclose(f);
+	}
+	if (n < 4 || hz <= 0)
+		return 0;
+	/* user nice system idle iowait irq softirq steal: all but idle, iowait */
+	return (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / (double)hz;
 }
 
 /* ---- the daemon's figures from /proc ------------------------------------ */
@@ -156,7 +186,7 @@ static int write_files(void)
 		f = fopen(path, "w");
 		if (!f)
 			return -1;
-		for (unsigned k = 0; k < DISK_BYTES / sizeof(block); k++)
+		for (size_t k = 0; k < disk_bytes(i) / sizeof(block); k++)
 			if (fwrite(block, sizeof(block), 1, f) != 1)
 				return -1;
 		if (fclose(f) != 0)
@@ -306,7 +336,7 @@ static void *reader(void *arg)
 			break;
 		}
 		g->bytes += XFER;
-		lba = (lba + blocks) % (DISK_BYTES / BLOCK);
+		lba = (lba + blocks) % (uint32_t)(disk_bytes((unsigned)(g - gadgets)) / BLOCK);
 	}
 	return NULL;
 }
@@ -328,9 +358,9 @@ static double read_run(unsigned n, double seconds)
 		if (pthread_create(&t[i], &attr, reader, &gadgets[i]) != 0)
 			return -1;
 	}
-	t0 = now();
+	t0 = bench_now();
 	atomic_store(&go, true);
-	while (now() - t0 < seconds) {
+	while (bench_now() - t0 < seconds) {
 		struct timespec ts = { 0, 50 * 1000000L };
 
 		nanosleep(&ts, NULL);
@@ -342,7 +372,7 @@ static double read_run(unsigned n, double seconds)
 		if (gadgets[i].failed)
 			bytes = 0, i = n;	/* a failed gadget fails the run */
 	}
-	t1 = now();
+	t1 = bench_now();
 	pthread_attr_destroy(&attr);
 	free(t);
 	return bytes ? (double)bytes / (t1 - t0) / 1e6 : -1;
@@ -354,12 +384,25 @@ static void print_figures(const char *what, const struct figures *f)
 	       f->rss_kib);
 }
 
+/* One read run's line: @mbs over @seconds, the daemon's and the
+ * clients' CPU seconds, and the machine's busy seconds meanwhile. */
+static void phase(const char *label, double mbs, double seconds, double daemon_s, double clients_s,
+		  double machine_s)
+{
+	double gb = mbs * seconds / 1000;
+	double others = (machine_s - daemon_s - clients_s) / seconds;
+
+	printf("    %-13s %8.1f MB/s   daemon %.2f cores, clients %.2f, others %.2f   CPU per GB: daemon %.2f s, clients %.2f s\n",
+	       label, mbs, daemon_s / seconds, clients_s / seconds, others < 0 ? 0 : others,
+	       daemon_s / gb, clients_s / gb);
+}
+
 int main(int argc, char **argv)
 {
 	const char *daemon = argc > 1 ? argv[1] : NULL;
 	double seconds = argc > 3 ? atof(argv[3]) : 5, idle = argc > 4 ? atof(argv[4]) : 10;
 	struct figures loaded, attached, after_idle, after_one, after_data;
-	double one, all;
+	double one, all, c0, c1, c2, m0, m1, m2;
 	unsigned port;
 	FILE *out = NULL;
 	pid_t pid;
@@ -367,9 +410,12 @@ int main(int argc, char **argv)
 
 	if (argc > 2)
 		n_gadgets = (unsigned)strtoul(argv[2], NULL, 10);
-	if (!daemon || n_gadgets < 1 || n_gadgets > USBIP_MAX_DEVICES || seconds <= 0 || idle <= 0) {
-		fprintf(stderr, "usage: bench_scale DAEMON [gadgets=256 (1..%d)] [seconds=5] [idle=10]\n",
-			USBIP_MAX_DEVICES);
+	if (argc > 5)
+		first_disk_mib = (unsigned)strtoul(argv[5], NULL, 10);
+	if (!daemon || n_gadgets < 1 || n_gadgets > USBIP_MAX_DEVICES || seconds <= 0 || idle <= 0 ||
+	    first_disk_mib < 1 || first_disk_mib > 4096) {
+		fprintf(stderr, "usage: bench_scale DAEMON [gadgets=256 (1..%d)] [seconds=5] [idle=10] "
+			"[disk of 1-1 in MiB=1 (1..4096)]\n", USBIP_MAX_DEVICES);
 		return 2;
 	}
 	gadgets = calloc(n_gadgets, sizeof(*gadgets));
@@ -400,16 +446,22 @@ int main(int argc, char **argv)
 		nanosleep(&ts, NULL);
 	}
 	measure(pid, &after_idle);
+	c0 = bench_process_cpu();
+	m0 = machine_busy_seconds();
 	one = read_run(1, seconds);
 	measure(pid, &after_one);
+	c1 = bench_process_cpu();
+	m1 = machine_busy_seconds();
 	all = read_run(n_gadgets, seconds);
 	measure(pid, &after_data);
+	c2 = bench_process_cpu();
+	m2 = machine_busy_seconds();
 	if (one <= 0 || all <= 0) {
 		fprintf(stderr, "bench_scale: a read run failed\n");
 		goto out_stop;
 	}
-	printf("bench_scale: %u mass-storage gadgets in composite-gadgetd, imported over 127.0.0.1\n",
-	       n_gadgets);
+	printf("bench_scale: %u mass-storage gadgets in composite-gadgetd, imported over 127.0.0.1 (disk of 1-1: %u MiB, the others 1 MiB)\n",
+	       n_gadgets, first_disk_mib);
 	print_figures("loaded, none imported:", &loaded);
 	print_figures("all imported, idle:", &attached);
 	print_figures("after the reads, idle:", &after_data);
@@ -423,11 +475,13 @@ int main(int argc, char **argv)
 	       (double)loaded.rss_kib / n_gadgets);
 	printf("  idle CPU of the daemon, %u imported: %.3f s over %.1f s\n", n_gadgets,
 	       after_idle.cpu_s - attached.cpu_s, idle);
-	printf("  READ(10) 128 KiB, one at a time per gadget, %.1f s each:\n", seconds);
-	printf("    1-1 alone:        %8.1f MB/s   daemon CPU %.2f s\n", one,
-	       after_one.cpu_s - after_idle.cpu_s);
-	printf("    all %3u at once:  %8.1f MB/s aggregate   ratio %.2f   daemon CPU %.2f s\n",
-	       n_gadgets, all, all / one, after_data.cpu_s - after_one.cpu_s);
+	printf("  READ(10) 128 KiB, one at a time per gadget, %.1f s each (others: the cores other jobs\n"
+	       "  on the machine kept busy meanwhile; CPU per GB: what a GB cost the daemon and the clients):\n",
+	       seconds);
+	phase("1-1 alone:", one, seconds, after_one.cpu_s - after_idle.cpu_s, c1 - c0, m1 - m0);
+	phase("all at once:", all, seconds, after_data.cpu_s - after_one.cpu_s, c2 - c1, m2 - m1);
+	printf("    ratio all / alone: %.2f MB/s, %.2f CPU per GB (daemon)\n", all / one,
+	       ((after_data.cpu_s - after_one.cpu_s) / all) / ((after_one.cpu_s - after_idle.cpu_s) / one));
 	printf("  goals: aggregate >= single: %s; daemon RSS / N <= 512 KiB idle: %s\n",
 	       all >= one ? "met" : "NOT met",
 	       attached.rss_kib <= 512L * n_gadgets ? "met" : "NOT met");

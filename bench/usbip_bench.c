@@ -31,12 +31,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "composite/usbip.h"
+#include "bench_time.h"
 #include "usbip_client.h"
 #include "usbip_test_gadget.h"
 
@@ -44,25 +44,6 @@
 /* Transfers before the clock starts, each phase: buffers allocated, TCP
  * windows grown, so that the order of the runs does not count. */
 #define WARMUP 256u
-
-/* CPU seconds of the whole process (every thread: the client's, the
- * server's, a capture's writer). */
-static double cpu_now(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
-	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* ---- reference: plain TCP with the same framing ------------------------- */
 
@@ -123,22 +104,22 @@ static int ref_run(unsigned count, double *wr, double *rd)
 		if (uc_write_all(fd, buf, USBIP_URB_HEADER_SIZE + XFER) < 0 ||
 		    uc_read_all(fd, buf, USBIP_URB_HEADER_SIZE) < 0)
 			return -1;
-	t0 = now();
+	t0 = bench_now();
 	for (unsigned i = 0; i < count; i++)
 		if (uc_write_all(fd, buf, USBIP_URB_HEADER_SIZE + XFER) < 0 ||
 		    uc_read_all(fd, buf, USBIP_URB_HEADER_SIZE) < 0)
 			return -1;
-	*wr = (double)count * XFER / (now() - t0) / 1e6;
+	*wr = (double)count * XFER / (bench_now() - t0) / 1e6;
 	for (unsigned i = 0; i < WARMUP; i++)
 		if (uc_write_all(fd, buf, USBIP_URB_HEADER_SIZE) < 0 ||
 		    uc_read_all(fd, buf, USBIP_URB_HEADER_SIZE + XFER) < 0)
 			return -1;
-	t0 = now();
+	t0 = bench_now();
 	for (unsigned i = 0; i < count; i++)
 		if (uc_write_all(fd, buf, USBIP_URB_HEADER_SIZE) < 0 ||
 		    uc_read_all(fd, buf, USBIP_URB_HEADER_SIZE + XFER) < 0)
 			return -1;
-	*rd = (double)count * XFER / (now() - t0) / 1e6;
+	*rd = (double)count * XFER / (bench_now() - t0) / 1e6;
 	close(fd);
 	pthread_join(t, NULL);
 	close(r.listen_fd);
@@ -183,24 +164,24 @@ static int usbip_run(unsigned count, unsigned req_len, unsigned reqs, const char
 	memset(buf, 0xa5, XFER);
 	for (unsigned i = 0; i < WARMUP + count; i++) {
 		if (i == WARMUP) {
-			t0 = start = now();
-			cpu0 = cpu_now();
+			t0 = start = bench_now();
+			cpu0 = bench_process_cpu();
 		}
 		if (uc_transfer(&c, tg_addr(g.sink) & 0xf, false, buf, XFER, 0, &actual) != 0 ||
 		    actual != XFER)
 			goto out_close;
 	}
-	*wr = (double)count * XFER / (now() - t0) / 1e6;
+	*wr = (double)count * XFER / (bench_now() - t0) / 1e6;
 	for (unsigned i = 0; i < WARMUP + count; i++) {
 		if (i == WARMUP)
-			t0 = now();
+			t0 = bench_now();
 		if (uc_transfer(&c, tg_addr(g.source) & 0xf, true, buf, XFER, 0, &actual) != 0 ||
 		    actual != XFER)
 			goto out_close;
 	}
-	*rd = (double)count * XFER / (now() - t0) / 1e6;
+	*rd = (double)count * XFER / (bench_now() - t0) / 1e6;
 	if (cores)
-		*cores = (cpu_now() - cpu0) / (now() - start);
+		*cores = (bench_process_cpu() - cpu0) / (bench_now() - start);
 	rc = 0;
 out_close:
 	uc_close(&c);

@@ -190,6 +190,18 @@ static void test_capture_file_write_failure(void **state)
 	assert_int_equal(log_lines, 1);
 	assert_non_null(strstr(log_text, "1-7: capture to "));
 	assert_non_null(strstr(log_text, "stopped"));
+	/* More than the ring in one put: the put itself sees the failure
+	 * (whichever thread wrote), and it is logged once. */
+	assert_int_equal(usbip__cap_file_open(srv, "1-8", path, "H", 1, &f), 0);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
+	b = realloc(b, 4 * n);
+	assert_non_null(b);
+	assert_int_equal(usbip__cap_file_put(f, b, 4 * n), -USB_ENOSPC);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	assert_int_equal(usbip__cap_file_close(f), 0);
+	assert_true(size_of(path) <= 64 * 1024);
+	assert_int_equal(log_lines, 2);
+	assert_non_null(strstr(log_text, "1-8: capture to "));
 	free(b);
 }
 

@@ -16,9 +16,11 @@
  * nothing of the device. Its lock guards the ring's indices and state;
  * the ring's bytes in [tail, head) are the writer's to read without it,
  * the rest the producer's. One producer at a time (capture_posix.c
- * calls under dev->cap_lock). A write that fails is logged through the
- * server's log (from the writer thread) and every later call returns
- * the error; what could not be written is dropped.
+ * calls under dev->cap_lock); when the ring is full and the writer is not
+ * writing, the producer writes the pending bytes itself (under the lock,
+ * so the two never write at once). A write that fails is logged through
+ * the server's log (from whichever thread wrote) and every later call
+ * returns the error; what could not be written is dropped.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -57,6 +59,7 @@ struct usbip__cap_file {
 	enum { CAP_WRITER_BUSY, CAP_WRITER_TIMED, CAP_WRITER_IDLE } state;
 	bool stop;
 	bool started;
+	bool writing;			/* the writer's write() is under way */
 	int error;			/* the errno of a failed write, 0 */
 	pthread_t writer;
 };
@@ -79,7 +82,14 @@ int usbip__cap_map_errno(int e)
 static int write_iov(int fd, struct iovec *iov, int n)
 {
 	while (n > 0) {
-		ssize_t w = writev(fd, iov, n);
+		ssize_t w;
+
+		if (iov->iov_len == 0) {	/* nothing to write is no EIO */
+			iov++;
+			n--;
+			continue;
+		}
+		w = writev(fd, iov, n);
 
 		if (w < 0) {
 			if (errno == EINTR)
@@ -175,9 +185,11 @@ static void *writer_thread(void *arg)
 		n = pending_iov(f, iov);
 		upto = f->head;
 		f->due_set = false;
+		f->writing = true;
 		pthread_mutex_unlock(&f->lock);
 		e = write_iov(f->fd, iov, n);
 		pthread_mutex_lock(&f->lock);
+		f->writing = false;
 		f->tail = upto;
 		pthread_cond_broadcast(&f->room);
 		if (e) {
@@ -281,10 +293,30 @@ static int start_writer(struct usbip__cap_file *f)
 	return 0;
 }
 
+/*
+ * The ring is full and the writer is not writing (it waits for a core,
+ * most often: the machine is busy): the producer writes what is pending
+ * itself, with the lock held so that the writer cannot start meanwhile,
+ * as the data path did before it had a writer. No hand-over to a thread
+ * that cannot run. Return 0 or an errno (then the capture has failed).
+ */
+static int write_pending_here(struct usbip__cap_file *f)
+{
+	struct iovec iov[2];
+	int n = pending_iov(f, iov);
+	int e = write_iov(f->fd, iov, n);
+
+	f->tail = f->head;	/* written, or dropped on error */
+	if (e)
+		f->error = e;
+	pthread_cond_broadcast(&f->room);
+	return e;
+}
+
 int usbip__cap_file_put(struct usbip__cap_file *f, const void *p, size_t n)
 {
 	const uint8_t *src = p;
-	int e = 0;
+	int e = 0, failed_here = 0;
 
 	pthread_mutex_lock(&f->lock);
 	if (!f->error && start_writer(f) != 0) {
@@ -298,10 +330,12 @@ int usbip__cap_file_put(struct usbip__cap_file *f, const void *p, size_t n)
 		size_t m = n;
 
 		if (room == 0) {
-			/* The disk is slower than the data: the data path
-			 * waits, as it did when it wrote itself. */
-			pthread_cond_signal(&f->more);
-			pthread_cond_wait(&f->room, &f->lock);
+			/* The file is slower than the data: the data path
+			 * waits for the writer's write, or writes itself. */
+			if (f->writing)
+				pthread_cond_wait(&f->room, &f->lock);
+			else
+				failed_here = write_pending_here(f);
 			continue;
 		}
 		if (m > room)
@@ -323,6 +357,9 @@ int usbip__cap_file_put(struct usbip__cap_file *f, const void *p, size_t n)
 	if (f->error)
 		e = usbip__cap_map_errno(f->error);
 	pthread_mutex_unlock(&f->lock);
+	if (failed_here)
+		usbip__log(f->srv, "%s: capture to %s stopped: %s", f->busid, f->path,
+			   usb_strerror(usbip__cap_map_errno(failed_here)));
 	return e;
 }
 
