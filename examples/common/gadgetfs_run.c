@@ -28,7 +28,7 @@ static void on_line(void *ctx, const char *line)
 }
 
 int example_gadgetfs_run(const char *prog, const char *udc, enum usb_device_speed speed,
-			 struct usb_composite_driver *driver)
+			 struct usb_composite_driver *driver, void (*before_unbind)(void))
 {
 	const struct timespec tick = { 0, 50 * 1000 * 1000 };
 	struct usb_gadgetfs_udc_config cfg = { 0 };
@@ -68,6 +68,8 @@ int example_gadgetfs_run(const char *prog, const char *udc, enum usb_device_spee
 	while (!stop_signal && !usb_gadgetfs_udc_error(gfs))
 		nanosleep(&tick, NULL);
 	rc = usb_gadgetfs_udc_error(gfs);
+	if (before_unbind)
+		before_unbind();
 	usb_composite_unregister(driver);
 	usb_gadgetfs_udc_destroy(gfs);
 	if (rc < 0) {
@@ -79,11 +81,12 @@ int example_gadgetfs_run(const char *prog, const char *udc, enum usb_device_spee
 }
 #else
 int example_gadgetfs_run(const char *prog, const char *udc, enum usb_device_speed speed,
-			 struct usb_composite_driver *driver)
+			 struct usb_composite_driver *driver, void (*before_unbind)(void))
 {
 	(void)udc;
 	(void)speed;
 	(void)driver;
+	(void)before_unbind;
 	fprintf(stderr, "%s: udc=gadgetfs: gadgetfs is Linux only\n", prog);
 	return 2;
 }

@@ -13,11 +13,14 @@
 /*
  * Find the controller @udc ("" for the one gadgetfs offers), bind @driver
  * to it at @speed (full or high), print what happens as "PROG: ...", and
- * serve until SIGINT/SIGTERM or the controller fails. Return: the exit
- * status: 0 after a signal; 1 when the controller cannot be used or fails
- * (the reason printed); 2 for speed=super.
+ * serve until SIGINT/SIGTERM or the controller fails. @before_unbind
+ * (may be NULL) runs in the caller's thread once serving ended, while the
+ * driver's functions still exist (usb_composite_unregister() frees them):
+ * the place to read their statistics. Return: the exit status: 0 after
+ * a signal; 1 when the controller cannot be used or fails (the reason
+ * printed); 2 for speed=super.
  */
 int example_gadgetfs_run(const char *prog, const char *udc, enum usb_device_speed speed,
-			 struct usb_composite_driver *driver);
+			 struct usb_composite_driver *driver, void (*before_unbind)(void));
 
 #endif

@@ -429,10 +429,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (params.gadgetfs) {
-		ret = example_gadgetfs_run("gadget_zero", params.gadgetfs, params.speed,
-					   &zero_driver);
-		print_stats();
-		return ret;
+		/* The statistics before the unregister frees the functions. */
+		return example_gadgetfs_run("gadget_zero", params.gadgetfs, params.speed,
+					    &zero_driver, print_stats);
 	}
 	usbip_server_config_init(&cfg);
 	cfg.address = params.address;

@@ -277,27 +277,36 @@ static void give_back(struct list_head *done)
 	}
 }
 
+/* @e's finished requests at the head of its queue onto @done, settled,
+ * in queue order. Lock held. */
+static void collect_done_locked(struct gfs_ep *e, struct list_head *done)
+{
+	while (!e->closing && !list_empty(&e->inflight)) {
+		struct gfs_req *r = list_first_entry(&e->inflight, struct gfs_req, node);
+
+		if (r->dequeuing || !req_done(r))
+			break;
+		settle(r);
+		list_move_tail(&r->node, done);
+	}
+}
+
 void gfs__aio_run(struct usb_gadgetfs_udc *udc)
 {
 	uint64_t count;
+	ssize_t got = read(udc->aio_efd, &count, sizeof(count));
+	/* Every completion adds to the eventfd before it can be reaped, so
+	 * a zero count (EAGAIN: only the wake pipe) leaves nothing to reap. */
+	bool signaled = got > 0 || (got < 0 && errno != EAGAIN);
 	USB_LIST_HEAD(done);
 
-	if (read(udc->aio_efd, &count, sizeof(count)) < 0 && errno != EAGAIN)
+	if (got < 0 && errno != EAGAIN)
 		gfs__log(udc, "gadgetfs: AIO eventfd: %s", strerror(errno));
 	pthread_mutex_lock(&udc->lock);
-	reap_locked(udc, 0);
-	for (unsigned i = 0; i < udc->neps; i++) {
-		struct gfs_ep *e = &udc->eps[i];
-
-		while (!e->closing && !list_empty(&e->inflight)) {
-			struct gfs_req *r = list_first_entry(&e->inflight, struct gfs_req, node);
-
-			if (r->dequeuing || !req_done(r))
-				break;
-			settle(r);
-			list_move_tail(&r->node, &done);
-		}
-	}
+	if (signaled)
+		reap_locked(udc, 0);
+	for (unsigned i = 0; i < udc->neps; i++)
+		collect_done_locked(&udc->eps[i], &done);
 	pthread_mutex_unlock(&udc->lock);
 	give_back(&done);
 }
