@@ -57,14 +57,14 @@ host_main() {
     fi
     h_init bench-net
     _t0=$(date +%s)
-    _secs=${LH_BENCH_SECS:-10}
+    nb_secs=${LH_BENCH_SECS:-10}   # not _secs: h_guest sets that
     : >"$LH_WORK/results-all.txt"
     for _smp in ${LH_BENCH_SMP:-1 2}; do
         if [ -n "${LH_ETHER:-}" ]; then
-            LH_SMP=$_smp H_OURS_BIN=$LH_ETHER h_guest 1500 ours "$_secs"
+            LH_SMP=$_smp H_OURS_BIN=$LH_ETHER h_guest 1500 ours "$nb_secs"
         else
             lh_log "LH_ETHER not set: (a) ours is left out"
-            LH_SMP=$_smp h_guest 1500 none "$_secs"
+            LH_SMP=$_smp h_guest 1500 none "$nb_secs"
         fi
         cp "$LH_WORK/console.log" "$LH_WORK/console-smp$_smp.log"
         cat "$LH_WORK/results.txt" >>"$LH_WORK/results-all.txt"
