@@ -157,14 +157,9 @@ static void move_down(struct acm_pty *p)
 	}
 }
 
-struct chunk {
-	const uint8_t *data;
-	size_t len;
-};
-
 static long write_to(struct usb_function *f, void *arg)
 {
-	const struct chunk *c = arg;
+	const struct fn_set_bytes *c = arg;
 
 	return acm_write(f, c->data, c->len);
 }
@@ -188,7 +183,7 @@ static bool move_up(struct acm_pty *p, bool readable)
 			readable = false;	/* poll again before the next read */
 		}
 		n = fn_set_try(&p->fs, write_to,
-			       &(struct chunk){ p->up + p->up_off, p->up_len - p->up_off });
+			       &(struct fn_set_bytes){ p->up + p->up_off, p->up_len - p->up_off });
 		if (n < 0)
 			return false;		/* held until the host configures us */
 		if (n == 0)

@@ -88,6 +88,12 @@ static inline bool fn_set_is_current(struct fn_set *s, const struct usb_function
 	return fn_set_count(s) && fn_set_current(s) == f;
 }
 
+/* The bytes a bridge hands over through fn_set_try(): @op's @arg. */
+struct fn_set_bytes {
+	const void *data;
+	size_t len;
+};
+
 /*
  * Hand data to the current function with @op; when it answers
  * -USB_ENOTCONN (its configuration is not the host's), to the others in

@@ -111,14 +111,9 @@ static const struct hid_ops hidg_ops = {
 
 /* ---- the thread ------------------------------------------------------------------ */
 
-struct report {
-	const uint8_t *data;
-	size_t len;
-};
-
 static long send_to(struct usb_function *f, void *arg)
 {
-	const struct report *r = arg;
+	const struct fn_set_bytes *r = arg;
 
 	return hid_send_report(f, r->data, r->len);
 }
@@ -126,7 +121,7 @@ static long send_to(struct usb_function *f, void *arg)
 /* Send @report; Return: 0, -USB_EAGAIN (wait for writable), -USB_ENOTCONN. */
 static int send(struct hidg *g, const uint8_t *report)
 {
-	int rc = (int)fn_set_try(&g->fs, send_to, &(struct report){ report, g->report_length });
+	int rc = (int)fn_set_try(&g->fs, send_to, &(struct fn_set_bytes){ report, g->report_length });
 
 	if (rc == 0) {
 		atomic_fetch_add(&g->in_reports, 1);

@@ -114,14 +114,9 @@ static void drain_wake(struct net_tap *t)
 		;
 }
 
-struct frame {
-	const uint8_t *data;
-	size_t len;
-};
-
 static long send_to(struct usb_function *f, void *arg)
 {
-	const struct frame *fr = arg;
+	const struct fn_set_bytes *fr = arg;
 
 	return usb_net_send(f, fr->data, fr->len);
 }
@@ -129,7 +124,7 @@ static long send_to(struct usb_function *f, void *arg)
 /* Send one frame, waiting while the queue is full. False: stop. */
 static bool send_frame(struct net_tap *t, const uint8_t *frame, size_t len)
 {
-	struct frame fr = { frame, len };
+	struct fn_set_bytes fr = { frame, len };
 
 	for (;;) {
 		struct pollfd w = { .fd = t->wake[0], .events = POLLIN };
