@@ -538,8 +538,13 @@ static unsigned split_tabs(char *line, char **f, unsigned max)
 	return n;
 }
 
-static void dissect(const char *file, struct dissected *d)
+/* Reads FILE's records back with tshark. A capture still being written
+ * may end in a part record, which tshark reports by its exit status:
+ * COMPLETE says whether the file must be whole. */
+static void dissect(const char *file, struct dissected *d, bool complete)
 {
+	int rc;
+
 	char cmd[512], line[512];
 	FILE *p;
 
@@ -570,7 +575,9 @@ static void dissect(const char *file, struct dissected *d)
 		if (strchr(f[0], 'C') && strtol(f[1], NULL, 0) == -104)
 			d->unlinked++;
 	}
-	assert_int_equal(pclose(p), 0);
+	rc = pclose(p);
+	if (complete)
+		assert_int_equal(rc, 0);
 }
 
 /* The seed's sequence (enumeration, INQUIRY, READ CAPACITY, WRITE(10)
@@ -590,17 +597,26 @@ static void test_usbip_msf_capture_read_by_tshark(void **state)
 	snprintf(file, sizeof(file), "%s/usbip-4-1.pcap", cap_dir);
 	attach(&h);
 	bot_commands(&h);
-	/* The last records (the CSW's) wait in the buffer: out within a
-	 * second while the host is quiet. */
-	size = file_size(file);
-	for (int i = 0; i < 300 && file_size(file) == size; i++)
+	/* While the host is quiet, the records still in the buffer (the
+	 * last CSW's at least) reach the file within a second, capture on.
+	 * The writer may have written them already: wait for the CSW count,
+	 * not for the file to grow. */
+	size = -1;
+	for (int i = 0; i < 300; i++) {
+		if (file_size(file) != size) {
+			size = file_size(file);
+			dissect(file, &d, false);
+			if (d.n_csw == n_csw)
+				break;
+		}
 		nap();
-	assert_true(file_size(file) > size);
+	}
+	assert_int_equal(d.n_csw, n_csw);
 	unlink_pending_in(&h);
 	uc_close(&h.c);
 	/* Every URB was answered: its records are in; closing writes them. */
 	assert_int_equal(usbip_server_set_capture(srv, 0, NULL), 0);
-	dissect(file, &d);
+	dissect(file, &d, true);
 	assert_true(d.records > 20);
 	assert_true(d.vendor);
 	assert_int_equal(d.writes, 1);
