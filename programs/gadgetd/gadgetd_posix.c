@@ -1,10 +1,13 @@
 /*
  * gadgetd_posix.c - composite-gadgetd: gadgets composed at run time from
  * gadget schemes (libusbgx's format, composite/scheme.h), served over
- * USB/IP. Each SCHEME given is one gadget, busid 1-1, 1-2 ... in the order
- * given, all on one server (composite/usbip.h).
+ * USB/IP: each SCHEME given is one gadget, busid 1-1, 1-2 ... in the order
+ * given, all on one server (composite/usbip.h). Or, with --udc
+ * gadgetfs[:NAME], one SCHEME served on the machine's own device
+ * controller through Linux's gadgetfs (backend.h).
  *
- *   composite-gadgetd SCHEME... [--address A] [--port P] [--control PATH]
+ *   composite-gadgetd SCHEME... [--udc usbip|gadgetfs[:NAME]]
+ *                     [--address A] [--port P] [--control PATH]
  *                     [--capture DIR] [--max-gadgets N] [--run-dir DIR]
  *                     [--check] [--export]
  *
@@ -13,7 +16,8 @@
  *
  * --check loads every scheme and binds it to the in-process host
  * (composite/inproc_host.h), reads its descriptors as a host would, and
- * exits 0, or 2 with every error as FILE:LINE: MESSAGE. --export does the
+ * exits 0, or 2 with every error as FILE:LINE: MESSAGE (with --udc
+ * gadgetfs also what gadgetfs cannot serve). --export does the
  * same and writes each gadget's scheme to stdout, preceded by a comment
  * line naming its busid and file. Otherwise it serves until SIGINT or
  * SIGTERM, then unbinds every gadget, closes every file and exits 0;
@@ -26,10 +30,11 @@
  * gadgets added at run time. --run-dir DIR: where the gadget-side ends
  * go (ends.h: DIR/BUSID/acm.INSTANCE, hid.INSTANCE; default systemd's
  * $RUNTIME_DIRECTORY, else /run/composite-gadgetd).
- * Exit 1: the server could not start; 2: bad arguments or schemes.
- * Threads: main runs the server; one thread takes the signals (all
+ * Exit 1: the server or the controller could not start, or the
+ * controller failed; 2: bad arguments or schemes.
+ * Threads: main runs the backend; one thread takes the signals (all
  * blocked elsewhere) and runs the reload; the control socket has its own.
- * POSIX: signals, threads and stdio; owns the server and the gadget table.
+ * POSIX: signals, threads and stdio; owns the backend and the gadget table.
  */
 #define _XOPEN_SOURCE 700	/* realpath */
 
@@ -47,6 +52,7 @@
 #include "composite/inproc_host.h"
 #include "composite/scheme.h"
 #include "composite/usbip.h"
+#include "backend.h"
 #include "control.h"
 #include "ends.h"
 #include "gadgets.h"
@@ -60,13 +66,11 @@ struct path_list {
 };
 
 struct options {
-	const char *address;
-	unsigned port;
+	struct gadgetd_backend_options backend;
+	const struct gadgetd_backend *serve;	/* the backend --udc chose */
 	const char *control;
-	const char *capture;
 	const char *run_dir;
 	char *run_dir_owned;		/* run_dir made absolute, when it was not */
-	unsigned max_gadgets;		/* 0: the default */
 	bool check;
 	bool export;
 	const char **args;		/* the SCHEME arguments (argv's) */
@@ -74,22 +78,24 @@ struct options {
 	struct path_list schemes;	/* args with directories expanded */
 };
 
-static struct usbip_server *server;
 static struct gadgetd_gadgets *gadgets;
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: %s SCHEME... [--address A] [--port P] [--control PATH]\n"
-		"         [--capture DIR] [--max-gadgets N] [--run-dir DIR] [--check] [--export]\n"
+	fprintf(stderr, "usage: %s SCHEME... [--udc usbip|gadgetfs[:NAME]] [--address A]\n"
+		"         [--port P] [--control PATH] [--capture DIR] [--max-gadgets N]\n"
+		"         [--run-dir DIR] [--check] [--export]\n"
 		"  serves each scheme as one gadget (busids 1-1, 1-2 ...) over USB/IP;\n"
 		"  a directory stands for its *.scheme files in name order;\n"
+		"  --udc gadgetfs[:NAME]: one scheme, on this machine's device controller\n"
+		"     NAME (default: the one gadgetfs offers) through Linux's gadgetfs\n"
 		"  --check: load and bind every scheme against the in-process host, exit 0 or 2\n"
 		"  --export: as --check, then write each gadget's scheme to stdout\n"
 		"  --control PATH: answer composite-gadgetctl on a Unix socket (mode 0600)\n"
 		"  --capture DIR: every gadget's URBs to DIR/usbip-BUSID.pcap (usbmon pcap)\n"
 		"  --max-gadgets N: busids exported, room for gadgets added at run time\n"
 		"     (default %d or the number of schemes, whichever is larger; at most %d)\n"
-		"  --run-dir DIR: the gadgets' ptys and HID FIFOs go to DIR/BUSID/\n"
+		"  --run-dir DIR: the gadgets' ptys and HID FIFOs go to DIR/BUSID/ (DIR/NAME/)\n"
 		"     (default $RUNTIME_DIRECTORY, else " GADGETD_RUN_DIR_DEFAULT ")\n"
 		"  SIGHUP rereads the schemes; defaults: --address 127.0.0.1 --port %u\n", prog,
 		USBIP_MAX_DEVICES, USBIP_MAX_DEVICES, USBIP_PORT_DEFAULT);
@@ -192,6 +198,23 @@ static int expand_args(const struct options *o, struct path_list *l)
 	return 0;
 }
 
+/* --udc usbip (the default) or gadgetfs[:NAME]. 0, or 2 after a message. */
+static int take_udc(struct options *o, const char *v)
+{
+	if (!strcmp(v, "usbip")) {
+		o->serve = &gadgetd_backend_usbip;
+		o->backend.udc = NULL;
+		return 0;
+	}
+	if (!strncmp(v, "gadgetfs", 8) && (!v[8] || v[8] == ':')) {
+		o->serve = &gadgetd_backend_gadgetfs;
+		o->backend.udc = v[8] ? v + 9 : "";
+		return 0;
+	}
+	fprintf(stderr, "%s: --udc %s: not usbip or gadgetfs[:NAME]\n", prog, v);
+	return 2;
+}
+
 static int parse_args(struct options *o, int argc, char **argv)
 {
 	o->args = calloc((size_t)argc, sizeof(*o->args));
@@ -204,16 +227,22 @@ static int parse_args(struct options *o, int argc, char **argv)
 			o->check = true;
 		} else if (!strcmp(a, "--export")) {
 			o->export = true;
+		} else if (!strcmp(a, "--udc") && i + 1 < argc) {
+			if (take_udc(o, argv[++i]))
+				return 2;
 		} else if (!strcmp(a, "--address") && i + 1 < argc) {
-			o->address = argv[++i];
+			o->backend.address = argv[++i];
+			o->backend.usbip_only = a;
 		} else if (!strcmp(a, "--port") && i + 1 < argc) {
-			if (parse_uint(argv[++i], 65535, &o->port)) {
+			o->backend.usbip_only = a;
+			if (parse_uint(argv[++i], 65535, &o->backend.port)) {
 				fprintf(stderr, "%s: --port %s: not a port (0..65535)\n", prog, argv[i]);
 				return 2;
 			}
 		} else if (!strcmp(a, "--max-gadgets") && i + 1 < argc) {
-			if (parse_uint(argv[++i], USBIP_MAX_DEVICES, &o->max_gadgets) ||
-			    !o->max_gadgets) {
+			o->backend.usbip_only = a;
+			if (parse_uint(argv[++i], USBIP_MAX_DEVICES, &o->backend.max_gadgets) ||
+			    !o->backend.max_gadgets) {
 				fprintf(stderr, "%s: --max-gadgets %s: not a number 1..%d\n", prog,
 					argv[i], USBIP_MAX_DEVICES);
 				return 2;
@@ -221,7 +250,8 @@ static int parse_args(struct options *o, int argc, char **argv)
 		} else if (!strcmp(a, "--control") && i + 1 < argc) {
 			o->control = argv[++i];
 		} else if (!strcmp(a, "--capture") && i + 1 < argc) {
-			o->capture = argv[++i];
+			o->backend.capture = argv[++i];
+			o->backend.usbip_only = a;
 		} else if (!strcmp(a, "--run-dir") && i + 1 < argc) {
 			o->run_dir = argv[++i];
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -257,19 +287,6 @@ static int parse_args(struct options *o, int argc, char **argv)
 	if (!o->schemes.n)
 		fprintf(stderr, "%s: no scheme given (or none in the directories given)\n", prog);
 	return o->schemes.n ? 0 : usage();
-}
-
-/* Busids exported without --max-gadgets when the schemes are fewer: room
- * for a few gadgets added at run time, not the server's whole limit (each
- * busid is a UDC, and with --capture a file). */
-#define GADGETD_DEFAULT_GADGETS 16u
-
-/* The busids to export: --max-gadgets, or 16 or the schemes' count. */
-static unsigned capacity(const struct options *o)
-{
-	if (o->max_gadgets)
-		return o->max_gadgets;
-	return o->schemes.n > GADGETD_DEFAULT_GADGETS ? o->schemes.n : GADGETD_DEFAULT_GADGETS;
 }
 
 static void print_error(const struct gadget_scheme_error *err)
@@ -320,8 +337,10 @@ static int check_shared_files(const struct options *o, struct gadget_scheme **s)
 	return status;
 }
 
-/* What a host reads: the device and every configuration descriptor. */
-static int read_back(struct usb_inproc_host *h, const char *name)
+/* What a host reads: the device and every configuration descriptor;
+ * *@n_configs of them, the first's bmAttributes in *@attributes. */
+static int read_back(struct usb_inproc_host *h, const char *name, unsigned *n_configs,
+		     unsigned *attributes)
 {
 	struct usb_device_descriptor dev;
 	uint8_t cfg[4096];
@@ -337,16 +356,21 @@ static int read_back(struct usb_inproc_host *h, const char *name)
 		rc = usb_inproc_host_control(h, &rq, cfg, 2000);
 		if (rc >= 0 && (rc < USB_DT_CONFIG_SIZE || cfg[1] != USB_DT_CONFIG))
 			rc = -USB_EPROTO;
+		if (rc >= 0 && i == 0)
+			*attributes = cfg[7];	/* bmAttributes */
 	}
+	*n_configs = rc >= 0 ? dev.bNumConfigurations : 0;
 	if (rc < 0)
 		fprintf(stderr, "%s: the host cannot read its descriptors: %s\n", name,
 			usb_strerror(rc));
 	return rc < 0 ? rc : 0;
 }
 
-/* Bind @s to a fresh in-process host, read it back, optionally export. */
-static int check_one(struct gadget_scheme *s, unsigned index, bool export)
+/* Bind @s to a fresh in-process host, read it back (with @gadgetfs,
+ * against gadgetfs's limits too), optionally export. */
+static int check_one(struct gadget_scheme *s, unsigned index, bool export, bool gadgetfs)
 {
+	unsigned n_configs = 0, attributes = 0;
 	struct usb_inproc_host_config hc = { .udc_name = "gadgetd.check",
 					     .max_speed = USB_SPEED_HIGH };
 	struct usb_inproc_host *h;
@@ -361,7 +385,10 @@ static int check_one(struct gadget_scheme *s, unsigned index, bool export)
 	if (rc < 0)
 		print_error(&err);
 	else
-		rc = read_back(h, gadget_scheme_name(s));
+		rc = read_back(h, gadget_scheme_name(s), &n_configs, &attributes);
+	if (rc == 0 && gadgetfs &&
+	    gadgetd_gadgetfs_check_device(gadget_scheme_name(s), n_configs, attributes))
+		rc = -USB_EOPNOTSUPP;
 	if (rc == 0 && export) {
 		printf("# busid 1-%u: %s\n", index + 1, gadget_scheme_name(s));
 		rc = gadget_scheme_export(s, stdout);
@@ -373,30 +400,6 @@ static int check_one(struct gadget_scheme *s, unsigned index, bool export)
 	gadget_scheme_unbind(s);
 	usb_inproc_host_destroy(h);
 	return rc;
-}
-
-static void on_event(void *ctx, const struct usbip_event *ev)
-{
-	(void)ctx;
-	gadgetd_gadgets_event(gadgets, ev);
-	printf("%s: %s%s%s\n", prog, ev->busid[0] ? ev->busid : "", ev->busid[0] ? ": " : "",
-	       ev->message);
-	fflush(stdout);
-}
-
-static void print_attach_lines(const struct options *o)
-{
-	unsigned port = usbip_server_port(server);
-
-	printf("%s: listening on %s:%u\n", prog, o->address, port);
-	for (unsigned i = 0; i < o->schemes.n; i++) {
-		if (port == USBIP_PORT_DEFAULT)
-			printf("%s: on the host: usbip attach -r %s -b %s\n", prog, o->address,
-			       usbip_server_busid(server, i));
-		else
-			printf("%s: on the host: usbip --tcp-port %u attach -r %s -b %s\n", prog,
-			       port, o->address, usbip_server_busid(server, i));
-	}
 }
 
 /* SIGHUP: the schemes given, read again. */
@@ -414,7 +417,7 @@ static void reload(const struct options *o)
 	free_paths(&now);
 }
 
-/* The signals' thread: SIGHUP reloads, SIGINT or SIGTERM stop the server
+/* The signals' thread: SIGHUP reloads, SIGINT or SIGTERM stop the backend
  * (and this thread). The signals are blocked in every other thread. */
 static void *signal_thread(void *arg)
 {
@@ -433,17 +436,17 @@ static void *signal_thread(void *arg)
 			break;
 		reload(o);
 	}
-	usbip_server_stop(server);
+	o->serve->stop();
 	return NULL;
 }
 
 /* Bind every loaded scheme (owned from here: s[i] is cleared) and open
  * the control socket. Return 0, or the exit status. */
-static int set_up(const struct options *o, struct gadget_scheme **s,
-		  struct gadgetd_control **control)
+static int set_up(const struct options *o, const struct gadgetd_udcs *udcs,
+		  struct gadget_scheme **s, struct gadgetd_control **control)
 {
 	char msg[GADGETD_CONTROL_MSG_MAX];
-	int rc = gadgetd_gadgets_create(server, o->run_dir, &gadgets);
+	int rc = gadgetd_gadgets_create(udcs, o->run_dir, &gadgets);
 
 	if (rc < 0) {
 		fprintf(stderr, "%s: out of memory\n", prog);
@@ -472,50 +475,35 @@ static int set_up(const struct options *o, struct gadget_scheme **s,
 static int serve(const struct options *o, struct gadget_scheme **s)
 {
 	struct gadgetd_control *control = NULL;
-	struct usbip_server_config cfg;
+	struct gadgetd_udcs udcs;
 	pthread_t signals;
 	sigset_t set;
-	int rc, status;
+	int status;
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);	/* every thread from here on */
-	usbip_server_config_init(&cfg);
-	cfg.address = o->address;
-	cfg.port = o->port;
-	cfg.num_devices = capacity(o);
-	cfg.capture_dir = o->capture;
-	cfg.event = on_event;
-	rc = usbip_server_create(&cfg, &server);
-	if (rc < 0) {
-		fprintf(stderr, "%s: cannot serve on %s:%u%s%s: %s\n", prog, o->address, o->port,
-			o->capture ? " with --capture " : "", o->capture ? o->capture : "",
-			usb_strerror(rc));
-		return 1;
-	}
-	status = set_up(o, s, &control);
+	status = o->serve->open(&o->backend, &gadgets, &udcs);
+	if (status != 0)
+		return status;
+	status = set_up(o, &udcs, s, &control);
 	if (status == 0 && pthread_create(&signals, NULL, signal_thread, (void *)o) != 0) {
 		fprintf(stderr, "%s: cannot start a thread\n", prog);
 		status = 1;
 	}
 	if (status == 0) {
-		print_attach_lines(o);
+		o->serve->announce(o->schemes.n);
 		fflush(stdout);
-		rc = usbip_server_run(server);
-		if (rc < 0) {
-			fprintf(stderr, "%s: server: %s\n", prog, usb_strerror(rc));
-			status = 1;
-		}
-		pthread_kill(signals, SIGTERM);	/* ends it if the server failed */
+		status = o->serve->run();
+		pthread_kill(signals, SIGTERM);	/* ends it if the backend failed */
 		pthread_join(signals, NULL);
 	}
 	gadgetd_control_stop(control);
 	gadgetd_gadgets_destroy(gadgets);
 	gadgets = NULL;
-	usbip_server_destroy(server);
-	server = NULL;
+	o->serve->close();
 	if (status == 0)
 		printf("%s: stopped\n", prog);
 	return status;
@@ -523,15 +511,14 @@ static int serve(const struct options *o, struct gadget_scheme **s)
 
 int main(int argc, char **argv)
 {
-	struct options o = { .address = "127.0.0.1", .port = USBIP_PORT_DEFAULT };
+	struct options o = { .backend = { .address = "127.0.0.1", .port = USBIP_PORT_DEFAULT },
+			     .serve = &gadgetd_backend_usbip };
 	struct gadget_scheme **s = NULL;
 	int status = parse_args(&o, argc, argv);
 
-	if (status == 0 && !o.check && !o.export && o.schemes.n > capacity(&o)) {
-		fprintf(stderr, "%s: %u schemes, more than --max-gadgets %u\n", prog, o.schemes.n,
-			capacity(&o));
-		status = 2;
-	}
+	o.backend.n_schemes = o.schemes.n;
+	if (status == 0)
+		status = o.serve->check(&o.backend);
 	if (status == 0) {
 		s = calloc(o.schemes.n, sizeof(*s));
 		status = s ? load_all(&o, s) : 1;
@@ -540,7 +527,7 @@ int main(int argc, char **argv)
 		status = 2;
 	if (s && (o.check || o.export)) {
 		for (unsigned i = 0; i < o.schemes.n; i++)
-			if (s[i] && check_one(s[i], i, o.export) < 0)
+			if (s[i] && check_one(s[i], i, o.export, o.backend.udc != NULL) < 0)
 				status = 2;
 	} else if (status == 0) {
 		status = serve(&o, s);

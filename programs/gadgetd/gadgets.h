@@ -1,7 +1,8 @@
 /*
  * gadgets.h - composite-gadgetd's served gadgets (gadgets_posix.c): one
- * slot per UDC of the USB/IP server (slot i is busid 1-(i+1)), each free
- * or holding a scheme bound there with its gadget-side ends (ends.h: a
+ * slot per UDC the daemon serves on (struct gadgetd_udcs: the USB/IP
+ * server's, slot i busid 1-(i+1); or the one gadgetfs controller), each
+ * free or holding a scheme bound there with its gadget-side ends (ends.h: a
  * pty per acm, FIFOs per hid, a TAP interface per ecm or ncm, under the
  * run folder). Adds, removes, rebinds on a reload, writes attributes,
  * detaches hosts and switches captures, and keeps every backing file with
@@ -41,10 +42,34 @@ typedef void (*gadgetd_report_fn)(void *ctx, const char *line);
 int gadgetd_file_conflicts(struct gadget_scheme *s, struct gadget_scheme *const *others,
 			   unsigned n, gadgetd_report_fn report, void *ctx);
 
-/* A table of free slots for the devices of @server (borrowed until
- * gadgetd_gadgets_destroy()); the gadgets' ends go under @run_dir/BUSID
+/**
+ * struct gadgetd_udcs - the UDCs a table binds its gadgets to, slot i to
+ * the UDC @name(i), which is also the gadget's id in the control socket's
+ * requests and the name of its ends' folder. Borrowed by the table.
+ * @n: the slots.
+ * @kind: what an id is, for messages ("busid", "controller").
+ * @full: why there is no free slot, for the refusal of one more gadget.
+ * @detach: the host of slot i let go (the gadget stays): 0,
+ *	-USB_ENOTCONN (none attached), or another error. NULL: refused.
+ * @capture: slot i's URBs to the pcap file @path (NULL: stop). NULL: refused.
+ * @why_not: the reason given when @detach or @capture is NULL.
+ * Each callback runs under the table's lock, in the caller's thread.
+ */
+struct gadgetd_udcs {
+	unsigned n;
+	const char *kind;
+	const char *full;
+	const char *(*name)(void *ctx, unsigned i);
+	int (*detach)(void *ctx, unsigned i);
+	int (*capture)(void *ctx, unsigned i, const char *path);
+	const char *why_not;
+	void *ctx;
+};
+
+/* A table of free slots, one per UDC of @udcs (borrowed until
+ * gadgetd_gadgets_destroy()); the gadgets' ends go under @run_dir/ID
  * (copied). Return 0 or -USB_ENOMEM. */
-int gadgetd_gadgets_create(struct usbip_server *server, const char *run_dir,
+int gadgetd_gadgets_create(const struct gadgetd_udcs *udcs, const char *run_dir,
 			   struct gadgetd_gadgets **out);
 
 /**

@@ -3,8 +3,8 @@
  * slots of the USB/IP server's devices, the schemes bound there and the
  * one-writer rule on their backing files; the control socket's requests
  * and SIGHUP's reload act here. Owns the schemes it was given and their
- * gadget-side ends (ends.h); touches the server only through
- * composite/usbip.h. Status lines go to stdout,
+ * gadget-side ends (ends.h); touches the UDCs only through struct
+ * gadgetd_udcs and composite/scheme.h. Status lines go to stdout,
  * refusals to stderr, each prefixed with the program's name.
  * POSIX: realpath, open_memstream, pthread mutexes.
  */
@@ -33,7 +33,7 @@ struct slot {
 };
 
 struct gadgetd_gadgets {
-	struct usbip_server *server;
+	const struct gadgetd_udcs *udcs;
 	char *run_dir;			/* where the ends' files go, owned */
 	pthread_mutex_t lock;		/* the slots, their peer aside */
 	pthread_mutex_t attach_lock;	/* every slot's peer */
@@ -192,15 +192,15 @@ static int check_medium(struct gadgetd_gadgets *g, struct gadget_scheme *self,
 
 /* ---- the slots ------------------------------------------------------------- */
 
-int gadgetd_gadgets_create(struct usbip_server *server, const char *run_dir,
+int gadgetd_gadgets_create(const struct gadgetd_udcs *udcs, const char *run_dir,
 			   struct gadgetd_gadgets **out)
 {
 	struct gadgetd_gadgets *g = calloc(1, sizeof(*g));
 
 	if (!g)
 		return -USB_ENOMEM;
-	g->server = server;
-	g->n = usbip_server_num_devices(server);
+	g->udcs = udcs;
+	g->n = udcs->n;
 	g->slots = calloc(g->n ? g->n : 1, sizeof(*g->slots));
 	g->run_dir = strdup(run_dir);
 	if (!g->slots || !g->run_dir) {
@@ -217,7 +217,7 @@ int gadgetd_gadgets_create(struct usbip_server *server, const char *run_dir,
 
 static const char *busid(const struct gadgetd_gadgets *g, unsigned i)
 {
-	return usbip_server_busid(g->server, i);
+	return g->udcs->name(g->udcs->ctx, i);
 }
 
 /* The served gadget at @id: its slot, or -1 with a message. */
@@ -334,8 +334,7 @@ static int adopt_locked(struct gadgetd_gadgets *g, struct gadget_scheme *s, cons
 	while (i < g->n && g->slots[i].scheme)
 		i++;
 	if (i == g->n) {
-		snprintf(msg, size, "%s: no free busid (all %u served; see --max-gadgets)", path,
-			 g->n);
+		snprintf(msg, size, "%s: no free %s (%s)", path, g->udcs->kind, g->udcs->full);
 		gadget_scheme_free(s);
 		return -USB_ENOSPC;
 	}
@@ -362,7 +361,7 @@ static int adopt_locked(struct gadgetd_gadgets *g, struct gadget_scheme *s, cons
 	}
 	slot->scheme = s;
 	slot->given = given;
-	printf("%s: %s is busid %s\n", prog, path, busid(g, i));
+	printf("%s: %s is %s %s\n", prog, path, g->udcs->kind, busid(g, i));
 	fflush(stdout);
 	return (int)i;
 }
@@ -423,8 +422,8 @@ static void reload_one(struct gadgetd_gadgets *g, unsigned i)
 
 	if (rc < 0) {
 		format_error(&err, msg, sizeof(msg));
-		fprintf(stderr, "%s: %s (busid %s keeps the gadget loaded before)\n", prog, msg,
-			busid(g, i));
+		fprintf(stderr, "%s: %s (%s %s keeps the gadget loaded before)\n", prog, msg,
+			g->udcs->kind, busid(g, i));
 		return;
 	}
 	text = export_text(fresh);
@@ -450,8 +449,8 @@ static void reload_one(struct gadgetd_gadgets *g, unsigned i)
 		}
 	}
 	if (rc < 0) {
-		fprintf(stderr, "%s: %s (busid %s keeps the gadget loaded before)\n", prog, msg,
-			busid(g, i));
+		fprintf(stderr, "%s: %s (%s %s keeps the gadget loaded before)\n", prog, msg,
+			g->udcs->kind, busid(g, i));
 		free(text);
 		gadget_scheme_free(fresh);
 		return;
@@ -460,7 +459,7 @@ static void reload_one(struct gadgetd_gadgets *g, unsigned i)
 	free(slot->export);
 	slot->scheme = fresh;
 	slot->export = text;
-	printf("%s: %s changed: busid %s rebound\n", prog, slot->path, busid(g, i));
+	printf("%s: %s changed: %s %s rebound\n", prog, slot->path, g->udcs->kind, busid(g, i));
 }
 
 static bool listed(const char *path, const char *const *paths, unsigned n)
@@ -478,8 +477,8 @@ void gadgetd_gadgets_reload(struct gadgetd_gadgets *g, const char *const *paths,
 	pthread_mutex_lock(&g->lock);
 	for (unsigned i = 0; i < g->n; i++)
 		if (g->slots[i].scheme && g->slots[i].given && !listed(g->slots[i].path, paths, n)) {
-			printf("%s: %s is gone: busid %s removed\n", prog, g->slots[i].path,
-			       busid(g, i));
+			printf("%s: %s is gone: %s %s removed\n", prog, g->slots[i].path,
+			       g->udcs->kind, busid(g, i));
 			remove_locked(g, i);
 		}
 	for (unsigned k = 0; k < n; k++) {
@@ -591,7 +590,7 @@ static int op_remove(void *ctx, const char *id, char *msg, size_t size)
 	pthread_mutex_lock(&g->lock);
 	i = find(g, id, msg, size);
 	if (i >= 0) {
-		printf("%s: %s removed from busid %s\n", prog, g->slots[i].path, id);
+		printf("%s: %s removed from %s %s\n", prog, g->slots[i].path, g->udcs->kind, id);
 		fflush(stdout);
 		remove_locked(g, (unsigned)i);
 	}
@@ -606,8 +605,12 @@ static int op_detach(void *ctx, const char *id, char *msg, size_t size)
 
 	pthread_mutex_lock(&g->lock);
 	i = find(g, id, msg, size);
-	if (i >= 0)
-		rc = usbip_server_detach(g->server, (unsigned)i);
+	if (i >= 0 && !g->udcs->detach) {
+		rc = -USB_EOPNOTSUPP;
+		snprintf(msg, size, "%s: cannot detach: %s", id, g->udcs->why_not);
+	} else if (i >= 0) {
+		rc = g->udcs->detach(g->udcs->ctx, (unsigned)i);
+	}
 	if (rc == -USB_ENOTCONN)
 		snprintf(msg, size, "%s has no host attached", id);
 	pthread_mutex_unlock(&g->lock);
@@ -621,10 +624,14 @@ static int op_capture(void *ctx, const char *id, const char *path, char *msg, si
 
 	pthread_mutex_lock(&g->lock);
 	i = find(g, id, msg, size);
-	if (i >= 0)
-		rc = usbip_server_set_capture(g->server, (unsigned)i, path);
-	if (i >= 0 && rc < 0)
-		snprintf(msg, size, "capture to %s: %s", path, usb_strerror(rc));
+	if (i >= 0 && !g->udcs->capture) {
+		rc = -USB_EOPNOTSUPP;
+		snprintf(msg, size, "%s: cannot capture: %s", id, g->udcs->why_not);
+	} else if (i >= 0) {
+		rc = g->udcs->capture(g->udcs->ctx, (unsigned)i, path);
+		if (rc < 0)
+			snprintf(msg, size, "capture to %s: %s", path ? path : "off", usb_strerror(rc));
+	}
 	pthread_mutex_unlock(&g->lock);
 	return rc;
 }

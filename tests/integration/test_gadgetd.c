@@ -176,7 +176,7 @@ void stop(struct daemon *d)
 }
 
 /* The run's exit status, its stdout into @out (may be NULL). */
-static int run(const char *const *args, const char *err_file, char *out, size_t size)
+int run_to_end(const char *const *args, const char *err_file, char *out, size_t size)
 {
 	int fd, status;
 	size_t n = 0;
@@ -317,7 +317,7 @@ static void test_gadgetd_check(void **state)
 
 	(void)state;
 	scheme_path(good, sizeof(good), "mass_storage.scheme");
-	assert_int_equal(run(good_args, NULL, NULL, 0), 0);
+	assert_int_equal(run_to_end(good_args, NULL, NULL, 0), 0);
 
 	snprintf(bad, sizeof(bad), "%s/bad.scheme", tmpdir);
 	f = fopen(bad, "w");
@@ -326,7 +326,7 @@ static void test_gadgetd_check(void **state)
 	      "  type = \"printer\"; }; };\n", f);
 	fclose(f);
 	snprintf(err_file, sizeof(err_file), "%s/stderr", tmpdir);
-	assert_int_equal(run(bad_args, err_file, NULL, 0), 2);
+	assert_int_equal(run_to_end(bad_args, err_file, NULL, 0), 2);
 	read_text(err_file, errs, sizeof(errs));
 	assert_non_null(strstr(errs, "bad.scheme:3: function x: unknown type 'printer'"));
 }
@@ -393,7 +393,7 @@ static int ctl_set(const char *sock, const char *busid, const char *fn, const ch
 
 	snprintf(err_file, sizeof(err_file), "%s/ctl.err", tmpdir);
 	spawn_path = ctl_path;
-	rc = run(args, err_file, NULL, 0);
+	rc = run_to_end(args, err_file, NULL, 0);
 	spawn_path = NULL;
 	read_text(err_file, errs, size);
 	return rc;
@@ -460,9 +460,9 @@ static void test_gadgetd_shared_file(void **state)
 	snprintf(b, sizeof(b), "%s/b.scheme", tmpdir);
 	snprintf(c, sizeof(c), "%s/c.scheme", tmpdir);
 	snprintf(err_file, sizeof(err_file), "%s/stderr", tmpdir);
-	assert_int_equal(run(both_ro, NULL, NULL, 0), 0);
-	assert_int_equal(run(one_rw, err_file, NULL, 0), 2);
-	assert_int_equal(run(serve_rw, err_file, NULL, 0), 2);
+	assert_int_equal(run_to_end(both_ro, NULL, NULL, 0), 0);
+	assert_int_equal(run_to_end(one_rw, err_file, NULL, 0), 2);
+	assert_int_equal(run_to_end(serve_rw, err_file, NULL, 0), 2);
 	read_text(err_file, errs, sizeof(errs));
 	assert_non_null(strstr(errs, "c.scheme:1: function ms LUN 0: "));
 	assert_non_null(strstr(errs, "disk.img is also served by function ms LUN 0"));
@@ -483,7 +483,7 @@ static void test_gadgetd_export_served(void **state)
 	(void)state;
 	assert_non_null(text);
 	scheme_path(orig, sizeof(orig), "ecm_acm_mass_storage.scheme");
-	assert_int_equal(run(args, NULL, text, 65536), 0);
+	assert_int_equal(run_to_end(args, NULL, text, 65536), 0);
 	assert_non_null(strstr(text, "# busid 1-1: "));
 	snprintf(exported, sizeof(exported), "%s/exported.scheme", tmpdir);
 	f = fopen(exported, "w");
@@ -528,7 +528,7 @@ int ctl_list(const char *sock, bool json, char *out, size_t size)
 	int rc;
 
 	spawn_path = ctl_path;
-	rc = run(args, NULL, out, size);
+	rc = run_to_end(args, NULL, out, size);
 	spawn_path = NULL;
 	return rc;
 }
@@ -686,7 +686,7 @@ int ctl(const char *sock, const char *const *words, char *out, size_t size, char
 	args[n] = NULL;
 	snprintf(err_file, sizeof(err_file), "%s/ctl.err", tmpdir);
 	spawn_path = ctl_path;
-	rc = run(args, err_file, out, size);
+	rc = run_to_end(args, err_file, out, size);
 	spawn_path = NULL;
 	read_text(err_file, errs ? errs : sink, errs ? esize : sizeof(sink));
 	return rc;
@@ -737,6 +737,7 @@ int main(int argc, char **argv)
 	rc = cmocka_run_group_tests(tests, NULL, NULL);
 	rc |= gadgetd_control_tests();
 	rc |= gadgetd_ends_tests();
+	rc |= gadgetd_gadgetfs_tests();
 	free((void *)daemon_path);
 	free((void *)schemes_dir);
 	free((void *)ctl_path);

@@ -51,6 +51,11 @@ void stop(struct daemon *d);
 void sighup(struct daemon *d, char *log, size_t size);
 
 void read_text(const char *path, char *buf, size_t size);
+
+/* Run the daemon with @args (NULL-ended) to its end, its stderr to
+ * @err_file (or inherited), its stdout into @out (may be NULL).
+ * Return its exit status. */
+int run_to_end(const char *const *args, const char *err_file, char *out, size_t size);
 void read_host_view(struct uc *c, struct host_view *v);
 void make_image(const char *name);
 
@@ -79,9 +84,10 @@ bool has_open(pid_t pid, const char *name);
 /* One raw request on the control socket; the reply into @out. */
 void raw_request(const char *sock, const char *req, size_t len, char *out, size_t size);
 
-/* test_gadgetd_control.c's and test_gadgetd_ends.c's groups. Return
- * cmocka's status. */
+/* test_gadgetd_control.c's, test_gadgetd_ends.c's and
+ * test_gadgetd_gadgetfs.c's groups. Return cmocka's status. */
 int gadgetd_control_tests(void);
 int gadgetd_ends_tests(void);
+int gadgetd_gadgetfs_tests(void);
 
 #endif /* TEST_GADGETD_H */

@@ -5,7 +5,8 @@ if(NOT TARGET composite-gadgetd)
 endif()
 add_executable(test_gadgetd ${CMAKE_CURRENT_LIST_DIR}/test_gadgetd.c
                ${CMAKE_CURRENT_LIST_DIR}/test_gadgetd_control.c
-               ${CMAKE_CURRENT_LIST_DIR}/test_gadgetd_ends.c)
+               ${CMAKE_CURRENT_LIST_DIR}/test_gadgetd_ends.c
+               ${CMAKE_CURRENT_LIST_DIR}/test_gadgetd_gadgetfs.c)
 target_link_libraries(test_gadgetd PRIVATE usbip_test_support PkgConfig::USBIP_CMOCKA
                       composite_warnings)
 set_target_properties(test_gadgetd PROPERTIES C_EXTENSIONS OFF)
