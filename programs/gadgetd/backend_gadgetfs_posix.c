@@ -70,6 +70,22 @@ static const char *name(void *ctx, unsigned i)
 	return usb_gadgetfs_udc_gadget(gfs)->name;
 }
 
+/* Connected: the backend's event thread sets the gadget's speed at
+ * CONNECT and clears it at DISCONNECT; one int, read relaxed. */
+static bool host(void *ctx, unsigned i, char *peer, size_t size)
+{
+	enum usb_device_speed speed =
+		__atomic_load_n(&usb_gadgetfs_udc_gadget(gfs)->speed, __ATOMIC_RELAXED);
+
+	(void)ctx;
+	(void)i;
+	if (speed == USB_SPEED_UNKNOWN)
+		return false;
+	snprintf(peer, size, "%s-speed-host", speed == USB_SPEED_HIGH ? "high" :
+					      speed == USB_SPEED_FULL ? "full" : "low");
+	return true;
+}
+
 static int open_udc(const struct gadgetd_backend_options *o,
 		    struct gadgetd_gadgets *const *gadgets, struct gadgetd_udcs *udcs)
 {
@@ -83,7 +99,7 @@ static int open_udc(const struct gadgetd_backend_options *o,
 		return 1;
 	}
 	*udcs = (struct gadgetd_udcs){
-		.n = 1, .kind = "controller", .name = name,
+		.n = 1, .kind = "controller", .name = name, .host = host,
 		.full = "gadgetfs serves one gadget; remove it first",
 		.why_not = "gadgetfs has no way to let the host go while the gadget stays "
 			   "bound, nor to capture (remove the gadget; capture with usbmon on "

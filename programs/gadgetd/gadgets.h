@@ -53,6 +53,9 @@ int gadgetd_file_conflicts(struct gadget_scheme *s, struct gadget_scheme *const 
  *	-USB_ENOTCONN (none attached), or another error. NULL: refused.
  * @capture: slot i's URBs to the pcap file @path (NULL: stop). NULL: refused.
  * @why_not: the reason given when @detach or @capture is NULL.
+ * @host: the host slot i is connected to, in @peer (@size bytes): true,
+ *	or false when none is. NULL: the table follows the host through
+ *	gadgetd_gadgets_event().
  * Each callback runs under the table's lock, in the caller's thread.
  */
 struct gadgetd_udcs {
@@ -63,6 +66,7 @@ struct gadgetd_udcs {
 	int (*detach)(void *ctx, unsigned i);
 	int (*capture)(void *ctx, unsigned i, const char *path);
 	const char *why_not;
+	bool (*host)(void *ctx, unsigned i, char *peer, size_t size);
 	void *ctx;
 };
 

@@ -541,6 +541,8 @@ static int op_list(void *ctx, gadgetd_control_row_fn row, void *row_ctx)
 		pthread_mutex_lock(&g->attach_lock);
 		memcpy(peer, g->slots[i].peer, sizeof(peer));
 		pthread_mutex_unlock(&g->attach_lock);
+		if (g->udcs->host && !g->udcs->host(g->udcs->ctx, i, peer, sizeof(peer)))
+			peer[0] = '\0';
 		(void)gadgetd_ends_describe(g->slots[i].ends, ends, sizeof(ends));
 		rc = row(row_ctx, busid(g, i), peer[0] ? peer : NULL, g->slots[i].path, ends);
 	}

@@ -19,6 +19,17 @@
 #   0.3 s apart; mass_storage keeps
 #   serving (a new pattern writes and reads back afterwards), every write
 #   acknowledged before and during the storm is in the image;
+# - composite-gadgetd --udc gadgetfs:dummy_udc with the shipped
+#   mass_storage.scheme (a copy on a blank image): usb-storage binds, the
+#   seed's partition, mkfs.vfat, copy and compare; the control socket lists
+#   the gadget, refuses detach and capture with gadgetfs's reason and a
+#   second gadget (one controller); SIGHUP with the scheme changed rebinds
+#   it (the host sees the new product, the files are still there); SIGINT:
+#   exit 0; a controller that is not there: exit 1 naming it;
+# - multi ecm=0 on udc=gadgetfs (one configuration: mass storage, ACM,
+#   HID): the three enumerate together, 1 MiB through the tty and the pty
+#   each way, two keyboard reports through /dev/hidraw0, a pattern written
+#   to the disk reads back; SIGINT: exit 0;
 # - faults, each a clear message and exit status 1: a device of two
 #   configurations (multi, when LH_MULTI names it), the controller already
 #   taken by another program, the controller's driver unloaded while
@@ -44,7 +55,12 @@ host_main() {
     h_init "gadgetfs.$1"
     h_payload
     h_ro_payload_image
-    H_OURS_BIN=$LH_MASS_STORAGE H_BINS="$LH_GADGET_ZERO $LH_USBTEST_RUN $LH_USB_CTRL ${LH_MULTI:-}" \
+    if [ -n "${LH_GADGETD:-}" ]; then
+        sed 's/disk\.img/gd.img/' "$LH_SCHEMES/mass_storage.scheme" >"$LH_WORK/gd.scheme" ||
+            lh_fail "copy mass_storage.scheme"
+    fi
+    H_OURS_BIN=$LH_MASS_STORAGE \
+        H_BINS="$LH_GADGET_ZERO $LH_USBTEST_RUN $LH_USB_CTRL ${LH_MULTI:-} ${LH_GADGETD:-} ${LH_GADGETCTL:-}" \
         h_guest 600 "$1"
     h_ro_unchanged
 }
@@ -333,6 +349,100 @@ faults() {
     g_ours_fails mass_storage "no free controller" udc=gadgetfs "file=$GW/f.img"
 }
 
+# g_gfs_serve BIN ARGS...: BIN on gadgetfs, ready once it says it serves
+# on the controller (BIN takes the controller from ARGS).
+g_gfs_serve() {
+    g_gfs_prepare
+    _or=$OURS_READY
+    OURS_READY="serving on controller"
+    g_ours_start "$@"
+    OURS_READY=$_or
+    PROVIDER=gfs
+    BUSID=
+    GFS_DETACHED=0
+}
+
+# gd_ctl_refused WHAT MSG WORDS...: composite-gadgetctl WORDS fails saying MSG.
+gd_ctl_refused() {
+    _w=$1
+    _m=$2
+    shift 2
+    composite-gadgetctl --control "$GW/gd.sock" "$@" >"$GW/ctl.out" 2>&1 &&
+        { cat "$GW/ctl.out"; lh_fail "composite-gadgetctl $*: not refused"; }
+    grep -F -q "$_m" "$GW/ctl.out" || { cat "$GW/ctl.out"; lh_fail "$_w: no \"$_m\""; }
+    lh_log "composite-gadgetctl $_w refused: $_m"
+}
+
+# composite-gadgetd --udc gadgetfs: the shipped scheme on the controller.
+gadgetd_on_gadgetfs() {
+    command -v composite-gadgetd >/dev/null || { lh_log "no composite-gadgetd: skipped"; return; }
+    cp /host/gd.scheme "$GW/" || lh_fail "stage gd.scheme"
+    $DD if=/dev/zero of="$GW/gd.img" bs=1M count=32 status=none
+    g_gfs_serve composite-gadgetd gd.scheme --udc "gadgetfs:$GFS_UDC" \
+        --control "$GW/gd.sock" --run-dir "$GW/run"
+    g_wait_block sda
+    g_expect_dmesg "Product: Mass storage scheme" 30
+    g_disk_exercise sda /host/payload
+    composite-gadgetctl --control "$GW/gd.sock" list >"$GW/list.txt" || lh_fail "gadgetctl list"
+    cat "$GW/list.txt"
+    # The id: the controller's gadgetfs file name (dummy_udc for dummy_udc.0).
+    _id=$(awk 'NR == 2 { print $1 }' "$GW/list.txt")
+    case "$GFS_UDC" in "$_id" | "$_id".*) ;; *) lh_fail "list names \"$_id\", not $GFS_UDC" ;; esac
+    grep -q "^$_id *attached *high-speed-host *gd.scheme" "$GW/list.txt" ||
+        lh_fail "list does not show $_id attached to a high-speed host"
+    gd_ctl_refused detach "no way to let the host go" detach "$_id"
+    gd_ctl_refused capture "capture with usbmon" capture "$_id" "$GW/x.pcap"
+    # SIGHUP with the scheme changed: unbound and bound again on the
+    # controller; the host sees an unplug and the new product.
+    sed -i 's/"Mass storage scheme"/"Mass storage scheme, reloaded"/' "$GW/gd.scheme"
+    kill -HUP "$OURS_PID" || lh_fail "SIGHUP composite-gadgetd"
+    g_expect_dmesg "Product: Mass storage scheme, reloaded" 60
+    g_wait 30 "the daemon to say it rebound" grep -q "changed: controller $_id rebound" "$OURS_LOG"
+    g_wait_block sda
+    g_mount_vfat sda1 /mnt/lh
+    g_cmp_dir /host/payload /mnt/lh
+    umount /mnt/lh || lh_fail "umount"
+    lh_log "SIGHUP: the changed scheme rebound on $_id, the files still there"
+    cp "$GW/gd.scheme" "$GW/gd2.scheme"
+    gd_ctl_refused add "no free controller (gadgetfs serves one gadget" add "$GW/gd2.scheme"
+    g_ours_stop INT
+    g_wait 30 "sda to go away" g_block_gone sda
+    grep -q "stopped" "$OURS_LOG" || lh_fail "composite-gadgetd did not say it stopped"
+    cd "$GW" || lh_fail "cd $GW"
+    g_ours_fails composite-gadgetd "not nosuch_udc" gd.scheme --udc gadgetfs:nosuch_udc
+    lh_log "composite-gadgetd on gadgetfs: seed sequence passed, refusals named, SIGINT exit 0"
+    rm -f "$GW/gd.img"
+}
+
+# multi ecm=0: one configuration (mass storage, ACM, HID) on gadgetfs.
+multi_on_gadgetfs() {
+    command -v multi >/dev/null || { lh_log "no multi: skipped"; return; }
+    g_mod cdc-acm usbhid hid-generic
+    $DD if=/dev/zero of="$GW/m.img" bs=1M count=16 status=none
+    g_gfs_serve multi "udc=gadgetfs:$GFS_UDC" ecm=0 "file=$GW/m.img" tty=./ttyGS0 \
+        hidg=./hidg0 hid_out=./hidg0_out
+    g_wait_block sda
+    g_wait 30 /dev/ttyACM0 test -c /dev/ttyACM0
+    g_wait 30 /dev/hidraw0 test -c /dev/hidraw0
+    lh_log "multi on gadgetfs: sda, /dev/ttyACM0 and /dev/hidraw0 together"
+    head -c 1048576 /dev/urandom >"$GW/to_gadget.bin"
+    head -c 1048576 /dev/urandom >"$GW/to_host.bin"
+    stty -F /dev/ttyACM0 115200 raw -echo || lh_fail "stty /dev/ttyACM0"
+    exec 3<>/dev/ttyACM0
+    g_copy_through "$GW/to_gadget.bin" /dev/ttyACM0 "$GW/ttyGS0" "$GW/got_gadget.bin"
+    g_copy_through "$GW/to_host.bin" "$GW/ttyGS0" /dev/ttyACM0 "$GW/got_host.bin"
+    exec 3>&-
+    g_two_reports "$GW/hidg0"
+    head -c 1048576 /dev/urandom >"$GW/pa"
+    g_write_pattern sda "$GW/pa" 3
+    g_check_pattern sda "$GW/pa" 3
+    g_ours_stop INT
+    g_wait 30 "sda to go away" g_block_gone sda
+    cmp -n 1048576 "$GW/pa" "$GW/m.img" 0 3145728 || lh_fail "m.img lacks the pattern"
+    lh_log "multi ecm=0 on gadgetfs: tty both ways, keyboard reports, disk pattern; SIGINT exit 0"
+    rm -f "$GW/m.img" "$GW/pa" "$GW/to_gadget.bin" "$GW/to_host.bin" "$GW/got_"*.bin
+}
+
 guest_main() {
     g_host_modules
     # A new bind connects again: no soft_connect needed between programs.
@@ -342,6 +452,8 @@ guest_main() {
     reset_storm
     deauthorize
     gadget_zero_usbtest
+    gadgetd_on_gadgetfs
+    multi_on_gadgetfs
     $DD if=/dev/zero of="$GW/f.img" bs=1M count=4 status=none
     $DD if=/dev/zero of="$GW/f2.img" bs=1M count=4 status=none
     faults
