@@ -21,7 +21,7 @@ struct gadgetd_backend_options {
 	unsigned port;			/* USB/IP */
 	const char *capture;		/* USB/IP: --capture DIR */
 	unsigned max_gadgets;		/* USB/IP: busids (0: the default) */
-	const char *usbip_only;		/* the first USB/IP option given, or NULL */
+	const char *usbip_only;		/* a USB/IP option given (the last), or NULL */
 	unsigned n_schemes;
 };
 

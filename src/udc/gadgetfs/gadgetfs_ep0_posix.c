@@ -23,11 +23,47 @@
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "gadgetfs_priv.h"
 
 /* ---- the ep0 answer -------------------------------------------------------- */
+
+/* How long an OUT request's data may take to arrive: USB 2.0 9.2.6.4's
+ * limit for a control transfer's data stage. */
+#define GFS_EP0_DATA_WAIT_NS 5000000000LL
+
+/*
+ * The data stage of the current OUT request (gadgetfs queued it at the
+ * SETUP). The ep0 file is non-blocking (gadgetfs_udc_posix.c) and this
+ * polls: a blocking read() waits for gadgetfs's setup_out_ready, which a
+ * SETUP arriving between the data's completion and the reader waking
+ * clears again (aborting the request), and the read then never returns:
+ * the event thread, and ep0 with it, would be gone for good (seen in the
+ * guest after usbtest 14/21). gadgetfs offers no poll event for the data
+ * (its poll reports POLLOUT only for requests it can stall). Return:
+ * read()'s result; -1 with EIDRM when a SETUP aborted it, ETIMEDOUT when
+ * no data came.
+ */
+static ssize_t ep0_read_data(struct usb_gadgetfs_udc *udc, void *buf, size_t len)
+{
+	struct timespec nap = { 0, 20 * 1000 };
+	long long waited = 0;
+	ssize_t n;
+
+	while ((n = read(udc->ep0_fd, buf, len)) < 0 && errno == EAGAIN) {
+		if (waited >= GFS_EP0_DATA_WAIT_NS) {
+			errno = ETIMEDOUT;
+			return -1;
+		}
+		nanosleep(&nap, NULL);
+		waited += nap.tv_nsec;
+		if (nap.tv_nsec < 1000 * 1000)
+			nap.tv_nsec *= 2;	/* 20 us, doubling to 1 ms */
+	}
+	return n;
+}
 
 static void give_back_ep0(struct usb_gadgetfs_udc *udc, struct gfs_req *r, int status,
 			  unsigned actual)
@@ -53,7 +89,7 @@ static void ep0_stall_now(struct usb_gadgetfs_udc *udc, const struct usb_ctrlreq
 		return;
 	}
 	if (wlen) {
-		(void)read(udc->ep0_fd, scratch, wlen < sizeof(scratch) ? wlen : sizeof(scratch));
+		(void)ep0_read_data(udc, scratch, wlen < sizeof(scratch) ? wlen : sizeof(scratch));
 		gfs__log(udc, "gadgetfs: request %02x.%02x refused after its data stage: gadgetfs "
 			 "cannot stall it, acknowledged", s->bRequestType, s->bRequest);
 		return;
@@ -79,7 +115,7 @@ static void ep0_leave_setup(struct usb_gadgetfs_udc *udc, const struct usb_ctrlr
 	if (s->bRequestType & USB_DIR_IN)
 		(void)read(udc->ep0_fd, &b, 0);
 	else if (wlen)
-		(void)read(udc->ep0_fd, scratch, wlen < sizeof(scratch) ? wlen : sizeof(scratch));
+		(void)ep0_read_data(udc, scratch, wlen < sizeof(scratch) ? wlen : sizeof(scratch));
 	else
 		(void)write(udc->ep0_fd, &b, 0);
 }
@@ -161,7 +197,7 @@ static void ep0_answer(struct usb_gadgetfs_udc *udc)
 	if (s.bRequestType & USB_DIR_IN)
 		n = write(udc->ep0_fd, r->req.buf, len);
 	else if (wlen)
-		n = read(udc->ep0_fd, r->req.buf, len);
+		n = ep0_read_data(udc, r->req.buf, len);
 	else
 		n = read(udc->ep0_fd, &b, 0);
 	if (n < 0) {

@@ -180,7 +180,10 @@ static int find_ep0(struct usb_gadgetfs_udc *udc)
 
 static int open_ep0(struct usb_gadgetfs_udc *udc)
 {
-	int fd = open(udc->ep0_path, O_RDWR | O_CLOEXEC);
+	/* Non-blocking: an OUT request's data is polled for
+	 * (gadgetfs_ep0_posix.c, ep0_read_data()); events are read after
+	 * poll() says there are some. */
+	int fd = open(udc->ep0_path, O_RDWR | O_CLOEXEC | O_NONBLOCK);
 
 	if (fd < 0)
 		return fail(udc, -errno, "cannot open %s: %s%s", udc->ep0_path, strerror(errno),

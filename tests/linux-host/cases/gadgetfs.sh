@@ -273,7 +273,7 @@ ep0_after_aborted_writes() {
             _t0=$(g_now)
             # shellcheck disable=SC2086
             timeout 20 lh_usb_ctrl "$_node" $_req >"$GW/ctrl.out" 2>&1 ||
-                { cat "$GW/ctrl.out"; lh_fail "ep0 request $_req failed after usbtest 14/21"; }
+                { cat "$GW/ctrl.out"; g_ours_log; lh_fail "ep0 request $_req failed after usbtest 14/21"; }
             _s=$(g_elapsed "$_t0")
             awk -v s="$_s" 'BEGIN { exit !(s < 2) }' ||
                 lh_fail "ep0 request $_req took $_s s after usbtest 14/21"
