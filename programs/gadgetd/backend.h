@@ -30,6 +30,10 @@ struct gadgetd_backend_options {
  * but @stop (the signal thread). Errors are said on stderr.
  * @check: the options and @n_schemes fit this backend: 0, or 2 with the
  *	reason said (before anything is loaded).
+ * @check_device: NULL, or whether a gadget whose host reads @n_configs
+ *	configurations, the first with bmAttributes @attributes, is one this
+ *	backend can serve: 0, or 2 with the limit said on stderr as
+ *	"NAME: ..." (--check).
  * @open: start serving nothing yet; fill @udcs (valid until @close).
  *	@gadgets: where the table will be (read by the backend's event
  *	callbacks once set). Return 0 or the exit status (1: cannot start).
@@ -40,6 +44,7 @@ struct gadgetd_backend_options {
  */
 struct gadgetd_backend {
 	int (*check)(const struct gadgetd_backend_options *o);
+	int (*check_device)(const char *name, unsigned n_configs, unsigned attributes);
 	int (*open)(const struct gadgetd_backend_options *o, struct gadgetd_gadgets *const *gadgets,
 		    struct gadgetd_udcs *udcs);
 	void (*announce)(unsigned n);
@@ -50,13 +55,5 @@ struct gadgetd_backend {
 
 extern const struct gadgetd_backend gadgetd_backend_usbip;
 extern const struct gadgetd_backend gadgetd_backend_gadgetfs;
-
-/*
- * gadgetd_gadgetfs_check_device() - whether a gadget whose host reads
- * @n_configs configurations, the first with bmAttributes @attributes, is
- * one gadgetfs can serve: 0, or 2 with the limit said on stderr as
- * "NAME: ..." (--check --udc gadgetfs).
- */
-int gadgetd_gadgetfs_check_device(const char *name, unsigned n_configs, unsigned attributes);
 
 #endif /* GADGETD_BACKEND_H */

@@ -16,18 +16,19 @@
 #include <time.h>
 
 #include "backend.h"
+#include "composite/ch9.h"
 #include "composite/errors.h"
 
 static const char prog[] = "composite-gadgetd";
 
-int gadgetd_gadgetfs_check_device(const char *name, unsigned n_configs, unsigned attributes)
+static int check_device(const char *name, unsigned n_configs, unsigned attributes)
 {
 	if (n_configs != 1) {
 		fprintf(stderr, "%s: %u configurations; gadgetfs serves exactly one\n", name,
 			n_configs);
 		return 2;
 	}
-	if (attributes & 0x20u) {	/* USB_CONFIG_ATT_WAKEUP */
+	if (attributes & USB_CONFIG_ATT_WAKEUP) {
 		fprintf(stderr, "%s: the configuration asks for remote wakeup, which gadgetfs "
 			"refuses\n", name);
 		return 2;
@@ -54,7 +55,7 @@ static int check_options(const struct gadgetd_backend_options *o)
 #include "composite/gadgetfs_udc.h"
 
 static struct usb_gadgetfs_udc *gfs;
-static volatile int stopping;	/* set by stop(), read by run(): __atomic builtins */
+static int stopping;	/* set by stop(), read by run(): __atomic builtins */
 
 static void on_line(void *ctx, const char *line)
 {
@@ -175,6 +176,7 @@ static void close_udc(void)
 
 const struct gadgetd_backend gadgetd_backend_gadgetfs = {
 	.check = check_options,
+	.check_device = check_device,
 	.open = open_udc,
 	.announce = announce,
 	.run = run,

@@ -366,9 +366,10 @@ static int read_back(struct usb_inproc_host *h, const char *name, unsigned *n_co
 	return rc < 0 ? rc : 0;
 }
 
-/* Bind @s to a fresh in-process host, read it back (with @gadgetfs,
- * against gadgetfs's limits too), optionally export. */
-static int check_one(struct gadget_scheme *s, unsigned index, bool export, bool gadgetfs)
+/* Bind @s to a fresh in-process host, read it back (against @serve's
+ * limits too), optionally export. */
+static int check_one(struct gadget_scheme *s, unsigned index, bool export,
+		     const struct gadgetd_backend *serve)
 {
 	unsigned n_configs = 0, attributes = 0;
 	struct usb_inproc_host_config hc = { .udc_name = "gadgetd.check",
@@ -386,8 +387,8 @@ static int check_one(struct gadget_scheme *s, unsigned index, bool export, bool 
 		print_error(&err);
 	else
 		rc = read_back(h, gadget_scheme_name(s), &n_configs, &attributes);
-	if (rc == 0 && gadgetfs &&
-	    gadgetd_gadgetfs_check_device(gadget_scheme_name(s), n_configs, attributes))
+	if (rc == 0 && serve->check_device &&
+	    serve->check_device(gadget_scheme_name(s), n_configs, attributes))
 		rc = -USB_EOPNOTSUPP;
 	if (rc == 0 && export) {
 		printf("# busid 1-%u: %s\n", index + 1, gadget_scheme_name(s));
@@ -527,7 +528,7 @@ int main(int argc, char **argv)
 		status = 2;
 	if (s && (o.check || o.export)) {
 		for (unsigned i = 0; i < o.schemes.n; i++)
-			if (s[i] && check_one(s[i], i, o.export, o.backend.udc != NULL) < 0)
+			if (s[i] && check_one(s[i], i, o.export, o.serve) < 0)
 				status = 2;
 	} else if (status == 0) {
 		status = serve(&o, s);
