@@ -128,16 +128,20 @@ static void ep0_leave_setup(struct usb_gadgetfs_udc *udc, const struct usb_ctrlr
  * (seen in the guest: docs/gadgetfs.md). Finish it on the wire unseen:
  * read() stalls an IN request at once (the host gets -EPIPE instead of
  * a timeout) and acknowledges an OUT one without data; its event, read
- * next, is then only used to follow the host (on_setup). */
-static void ep0_unseen(struct usb_gadgetfs_udc *udc)
+ * next, is then only used to follow the host (on_setup). False when
+ * nothing was finished: a newer SETUP aborted this one too (EIDRM). */
+static bool ep0_unseen(struct usb_gadgetfs_udc *udc)
 {
 	uint8_t b = 0;
 	ssize_t n = read(udc->ep0_fd, &b, 0);
 
-	udc->ep0_unseen = n < 0 && errno == EL2HLT ? GFS_UNSEEN_STALLED : GFS_UNSEEN_ACKED;
+	if (n < 0 && errno != EL2HLT)
+		return false;
+	udc->ep0_unseen = n < 0 ? GFS_UNSEEN_STALLED : GFS_UNSEEN_ACKED;
 	gfs__log(udc, "gadgetfs: a request that came while the one before was aborted was "
 		 "%s before it could be read", udc->ep0_unseen == GFS_UNSEEN_STALLED
 		 ? "stalled" : "acknowledged");
+	return true;
 }
 
 /* ep0 back to idle: the current SETUP's request (or NULL), now the
@@ -372,6 +376,30 @@ static int still_bound(struct usb_gadgetfs_udc *udc)
 	return -1;
 }
 
+/*
+ * The event of the request ep0_unseen() just finished, read at once: it
+ * was queued before gadgetfs reported POLLOUT, and the host sends nothing
+ * new before it has seen that answer. With none queued the request had
+ * no event left: gadgetfs's ep0_read() copies an event out without its
+ * lock, and a SETUP arriving meanwhile discards the event being read,
+ * queues its own and then loses it to the reader's count, so the event we
+ * hold was that request (seen in the guest after usbtest 14, the SETUP of
+ * 0x5c arriving while 0x5b's event was read), or gadgetfs answered the
+ * request itself. The next event is then a new request, for the core:
+ * skipping it stalled an unrelated string request. 0, or -1 when the
+ * thread must end.
+ */
+static int read_unseen_event(struct usb_gadgetfs_udc *udc)
+{
+	if (read_events(udc) < 0)
+		return -1;
+	if (udc->ep0_unseen != GFS_UNSEEN_NONE) {
+		udc->ep0_unseen = GFS_UNSEEN_NONE;
+		gfs__log(udc, "gadgetfs: that request had no event of its own (gadgetfs lost it)");
+	}
+	return 0;
+}
+
 void *gfs__event_thread(void *arg)
 {
 	struct usb_gadgetfs_udc *udc = arg;
@@ -388,11 +416,8 @@ void *gfs__event_thread(void *arg)
 		pthread_mutex_unlock(&udc->lock);
 		if (stop)
 			break;
-		/* POLLOUT while idle: a SETUP we cannot read (ep0_unseen);
-		 * once one is finished, wait for its event. */
-		pfd[0] = (struct pollfd){ udc->ep0_fd,
-					  (short)(!idle ? 0 : udc->ep0_unseen ? POLLIN
-								  : POLLIN | POLLOUT), 0 };
+		/* POLLOUT while idle: a SETUP we cannot read (ep0_unseen). */
+		pfd[0] = (struct pollfd){ udc->ep0_fd, (short)(idle ? POLLIN | POLLOUT : 0), 0 };
 		pfd[1] = (struct pollfd){ udc->aio_efd, POLLIN, 0 };
 		pfd[2] = (struct pollfd){ udc->wake[0], POLLIN, 0 };
 		n = poll(pfd, 3, 1000);
@@ -415,10 +440,12 @@ void *gfs__event_thread(void *arg)
 			break;
 		}
 		ep0_answer(udc);
-		if ((pfd[0].revents & (POLLOUT | POLLIN | POLLHUP)) == POLLOUT)
-			ep0_unseen(udc);
-		if ((pfd[0].revents & POLLIN) && read_events(udc) < 0)
+		if ((pfd[0].revents & (POLLOUT | POLLIN | POLLHUP)) == POLLOUT) {
+			if (ep0_unseen(udc) && read_unseen_event(udc) < 0)
+				break;
+		} else if ((pfd[0].revents & POLLIN) && read_events(udc) < 0) {
 			break;
+		}
 	}
 	return NULL;
 }
