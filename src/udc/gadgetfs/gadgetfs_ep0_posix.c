@@ -120,30 +120,6 @@ static void ep0_leave_setup(struct usb_gadgetfs_udc *udc, const struct usb_ctrlr
 		(void)write(udc->ep0_fd, &b, 0);
 }
 
-/* gadgetfs waits for the answer to a SETUP whose event we cannot read:
- * the host sent it while we were reading the data of the one before
- * (that read failed with EIDRM), and in its SETUP state gadgetfs hands
- * out no event, only the answer (poll: POLLOUT). Without an answer ep0
- * would stay deaf to every request gadgetfs passes on until a bus reset
- * (seen in the guest: docs/gadgetfs.md). Finish it on the wire unseen:
- * read() stalls an IN request at once (the host gets -EPIPE instead of
- * a timeout) and acknowledges an OUT one without data; its event, read
- * next, is then only used to follow the host (on_setup). False when
- * nothing was finished: a newer SETUP aborted this one too (EIDRM). */
-static bool ep0_unseen(struct usb_gadgetfs_udc *udc)
-{
-	uint8_t b = 0;
-	ssize_t n = read(udc->ep0_fd, &b, 0);
-
-	if (n < 0 && errno != EL2HLT)
-		return false;
-	udc->ep0_unseen = n < 0 ? GFS_UNSEEN_STALLED : GFS_UNSEEN_ACKED;
-	gfs__log(udc, "gadgetfs: a request that came while the one before was aborted was "
-		 "%s before it could be read", udc->ep0_unseen == GFS_UNSEEN_STALLED
-		 ? "stalled" : "acknowledged");
-	return true;
-}
-
 /* ep0 back to idle: the current SETUP's request (or NULL), now the
  * caller's to give back. Lock held. */
 static struct gfs_req *ep0_end_locked(struct usb_gadgetfs_udc *udc)
@@ -377,20 +353,40 @@ static int still_bound(struct usb_gadgetfs_udc *udc)
 }
 
 /*
- * The event of the request ep0_unseen() just finished, read at once: it
- * was queued before gadgetfs reported POLLOUT, and the host sends nothing
- * new before it has seen that answer. With none queued the request had
- * no event left: gadgetfs's ep0_read() copies an event out without its
- * lock, and a SETUP arriving meanwhile discards the event being read,
- * queues its own and then loses it to the reader's count, so the event we
- * hold was that request (seen in the guest after usbtest 14, the SETUP of
- * 0x5c arriving while 0x5b's event was read), or gadgetfs answered the
- * request itself. The next event is then a new request, for the core:
- * skipping it stalled an unrelated string request. 0, or -1 when the
- * thread must end.
+ * gadgetfs waits for the answer to a SETUP whose event we cannot read:
+ * the host sent it while we were reading the data of the one before
+ * (that read failed with EIDRM), and in its SETUP state gadgetfs hands
+ * out no event, only the answer (poll: POLLOUT). Without an answer ep0
+ * would stay deaf to every request gadgetfs passes on until a bus reset
+ * (seen in the guest: docs/gadgetfs.md). Finish it on the wire unseen:
+ * read() stalls an IN request at once (the host gets -EPIPE instead of
+ * a timeout) and acknowledges an OUT one without data. A read that did
+ * nothing (EIDRM: a newer SETUP aborted this one too) leaves it to the
+ * next POLLOUT.
+ *
+ * Its event is then read at once and only used to follow the host
+ * (on_setup): it was queued before gadgetfs reported POLLOUT, and the
+ * host sends nothing new before it has seen the answer. With none queued
+ * the request had no event left: gadgetfs's ep0_read() copies an event
+ * out without its lock, and a SETUP arriving meanwhile discards the event
+ * being read, queues its own and then loses it to the reader's count, so
+ * the event we hold was that request (seen in the guest after usbtest
+ * 14, the SETUP of 0x5c arriving while 0x5b's event was read), or
+ * gadgetfs answered the request itself. The next event is then a new
+ * request, for the core: skipping it stalled an unrelated string request.
+ * Return 0, or -1 when the thread must end.
  */
-static int read_unseen_event(struct usb_gadgetfs_udc *udc)
+static int ep0_unseen(struct usb_gadgetfs_udc *udc)
 {
+	uint8_t b = 0;
+	ssize_t n = read(udc->ep0_fd, &b, 0);
+
+	if (n < 0 && errno != EL2HLT)
+		return 0;
+	udc->ep0_unseen = n < 0 ? GFS_UNSEEN_STALLED : GFS_UNSEEN_ACKED;
+	gfs__log(udc, "gadgetfs: a request that came while the one before was aborted was "
+		 "%s before it could be read", udc->ep0_unseen == GFS_UNSEEN_STALLED
+		 ? "stalled" : "acknowledged");
 	if (read_events(udc) < 0)
 		return -1;
 	if (udc->ep0_unseen != GFS_UNSEEN_NONE) {
@@ -441,7 +437,7 @@ void *gfs__event_thread(void *arg)
 		}
 		ep0_answer(udc);
 		if ((pfd[0].revents & (POLLOUT | POLLIN | POLLHUP)) == POLLOUT) {
-			if (ep0_unseen(udc) && read_unseen_event(udc) < 0)
+			if (ep0_unseen(udc) < 0)
 				break;
 		} else if ((pfd[0].revents & POLLIN) && read_events(udc) < 0) {
 			break;

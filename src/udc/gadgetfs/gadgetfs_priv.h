@@ -118,7 +118,7 @@ struct usb_gadgetfs_udc {
 	struct gfs_req *ep0_req;	/* queued for the current SETUP */
 	bool ep0_stall;			/* set_halt(ep0) for the current SETUP */
 	/* A SETUP gadgetfs hid behind an aborted one was finished on the
-	 * wire before we could read it (gadgetfs_udc_posix.c, ep0_unseen):
+	 * wire before we could read it (gadgetfs_ep0_posix.c, ep0_unseen):
 	 * its event, when read, only ends gadgetfs's SETUP state. Event
 	 * thread only. */
 	enum gfs_unseen { GFS_UNSEEN_NONE, GFS_UNSEEN_STALLED, GFS_UNSEEN_ACKED } ep0_unseen;
