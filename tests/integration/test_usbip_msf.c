@@ -43,6 +43,7 @@ static char busid[8];		/* the group's: "1-1", "2-1"... */
 static struct fsg_common *common;
 static const char *vendor;	/* INQUIRY vendor; NULL: the default */
 static const char *capture_dir;	/* cfg.capture_dir of the next server */
+static size_t capture_max;	/* cfg.capture_max_data of the next server */
 
 static struct usb_device_descriptor dev_desc = {
 	.bLength = USB_DT_DEVICE_SIZE,
@@ -128,6 +129,7 @@ static int serve(enum usb_device_speed speed, enum usb_device_speed max, unsigne
 	cfg.speed = speed;
 	cfg.busnum = busnum;
 	cfg.capture_dir = capture_dir;
+	cfg.capture_max_data = capture_max;
 	cfg.log = log_line;
 	if (usbip_server_create(&cfg, &srv) != 0)
 		return -1;
@@ -293,6 +295,12 @@ static void rw10(uint8_t *cb, uint8_t op, uint32_t lba, uint16_t blocks)
 	cb[8] = (uint8_t)blocks;
 }
 
+/* The byte at @i of bot_commands()'s 128 KiB written and read back. */
+static uint8_t pattern(unsigned i)
+{
+	return (uint8_t)(i * 13 + (i >> 9));
+}
+
 /* GET_MAX_LUN, INQUIRY, READ CAPACITY and a 128 KiB WRITE and READ. */
 static void bot_commands(struct host *h)
 {
@@ -315,7 +323,7 @@ static void bot_commands(struct host *h)
 	assert_int_equal(buf[6] << 8 | buf[7], 512);
 	/* 128 KiB each way, one URB each: several MSF buffers per URB. */
 	for (unsigned i = 0; i < BIG; i++)
-		wbuf[i] = (uint8_t)(i * 13 + (i >> 9));
+		wbuf[i] = pattern(i);
 	rw10(cb, 0x2a, 100, BIG / 512);
 	assert_int_equal(bot(h, cb, 10, false, wbuf, BIG, &residue), 0);
 	assert_int_equal(residue, 0);
@@ -669,6 +677,97 @@ static void test_usbip_msf_capture_errors(void **state)
 	assert_int_equal(file_size(file), size);
 }
 
+/* ---- capture with cfg.capture_max_data ------------------------------------ */
+
+/* An odd count: the kept part ends inside a request's window. */
+#define KEPT 1000u
+
+static int group_setup_capture_kept(void **state)
+{
+	(void)state;
+	snprintf(cap_dir, sizeof(cap_dir), "%s", "/tmp/usbip-capture-XXXXXX");
+	if (!mkdtemp(cap_dir))
+		return -1;
+	capture_max = KEPT;
+	return serve(USB_SPEED_HIGH, USB_SPEED_HIGH, 5);
+}
+
+static int group_teardown_capture_kept(void **state)
+{
+	char path[128];
+
+	group_teardown(state);
+	snprintf(path, sizeof(path), "%s/kept.pcap", cap_dir);
+	unlink(path);
+	rmdir(cap_dir);
+	capture_max = 0;
+	return 0;
+}
+
+/* Whether @hex (tshark's bytes, two digits a byte) is the first @n bytes
+ * of pattern(). */
+static bool is_pattern(const char *hex, unsigned n)
+{
+	if (strlen(hex) != 2u * n)
+		return false;
+	for (unsigned i = 0; i < n; i++) {
+		unsigned v;
+
+		if (sscanf(hex + 2 * i, "%2x", &v) != 1 || v != pattern(i))
+			return false;
+	}
+	return true;
+}
+
+/* With capture_max_data, a record keeps the first bytes of its URB and
+ * says its whole length: the 128 KiB WRITE's 'S' record (its payload
+ * streamed into the MSF's requests) and the READ's 'C' record (gathered
+ * from them) each keep KEPT bytes, the bytes the host moved. */
+static void test_usbip_msf_capture_keeps_first_bytes(void **state)
+{
+	static char line[4 * BIG];
+	struct host h = { 0 };
+	unsigned s_out = 0, c_in = 0;
+	char file[128], cmd[512];
+	FILE *p;
+
+	(void)state;
+	if (!have_tshark())
+		skip();
+	snprintf(file, sizeof(file), "%s/kept.pcap", cap_dir);
+	assert_int_equal(usbip_server_set_capture(srv, 0, file), 0);
+	attach(&h);
+	bot_commands(&h);
+	uc_close(&h.c);
+	assert_int_equal(usbip_server_set_capture(srv, 0, NULL), 0);
+	/* usbms off: the data stays undissected, as usb.capdata. */
+	snprintf(cmd, sizeof(cmd),
+		 "tshark -r '%s' --disable-protocol usbms -T fields -E separator=/t "
+		 "-e usb.urb_type -e usb.endpoint_address.direction -e usb.urb_len "
+		 "-e usb.data_len -e usb.capdata 2>/dev/null", file);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while (fgets(line, sizeof(line), p)) {
+		char *f[5] = { 0 };
+
+		if (split_tabs(line, f, 5) < 5 || strtoul(f[2], NULL, 0) != BIG)
+			continue;
+		assert_int_equal(strtoul(f[3], NULL, 0), strchr(f[0], 'S') && f[1][0] == '0' ? KEPT
+			: strchr(f[0], 'C') && f[1][0] == '1' ? KEPT : 0);
+		if (strchr(f[0], 'S') && f[1][0] == '0') {
+			assert_true(is_pattern(f[4], KEPT));
+			s_out++;
+		}
+		if (strchr(f[0], 'C') && f[1][0] == '1') {
+			assert_true(is_pattern(f[4], KEPT));
+			c_in++;
+		}
+	}
+	assert_int_equal(pclose(p), 0);
+	assert_int_equal(s_out, 1);
+	assert_int_equal(c_in, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -684,6 +783,9 @@ int main(void)
 		cmocka_unit_test(test_usbip_msf_capture_read_by_tshark),
 		cmocka_unit_test(test_usbip_msf_capture_errors),
 	};
+	const struct CMUnitTest kept_tests[] = {
+		cmocka_unit_test(test_usbip_msf_capture_keeps_first_bytes),
+	};
 	const struct CMUnitTest capped_tests[] = {
 		cmocka_unit_test(test_usbip_msf_high_speed_driver_caps_super_server),
 	};
@@ -696,5 +798,7 @@ int main(void)
 					      group_teardown);
 	failed += cmocka_run_group_tests_name("capture", capture_tests, group_setup_capture,
 					      group_teardown_capture);
+	failed += cmocka_run_group_tests_name("capture, data kept per URB", kept_tests,
+					      group_setup_capture_kept, group_teardown_capture_kept);
 	return failed;
 }

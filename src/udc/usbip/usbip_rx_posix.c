@@ -437,6 +437,20 @@ int usbip__rx_hold_ms(const struct usbip__conn *c)
 	return left <= 0 ? 1 : (int)((left + 999999L) / 1000000L);
 }
 
+/* Of @n payload bytes read at offset c->got of a captured streamed URB,
+ * those its 'S' record keeps (cfg.capture_max_data, 0 or more than
+ * 32 bits: all, as capture_posix.c reads it): the rest need no copy. */
+static size_t rx_kept(const struct usbip__conn *c, size_t n)
+{
+	size_t max = c->dev->server->cfg.capture_max_data;
+
+	if (max == 0 || max > UINT32_MAX)
+		return n;
+	if (c->got >= max)
+		return 0;
+	return n < max - c->got ? n : max - c->got;
+}
+
 /* A captured streamed URB: the @n payload bytes just read into the
  * requests' windows @iov also go to its own buffer at @dst, for its 'S'
  * record (usbip__cap_submit()). */
@@ -481,7 +495,7 @@ int usbip__rx_some(struct usbip__conn *c)
 		c->rx_waiting = false;
 		rc = rx_read(c, iov, niov, want, want == left, &n);
 		if (stream && rc == RX_GOT && c->rx_urb->captured)
-			rx_keep_copy(iov, niov, dst, n);	/* before the requests go */
+			rx_keep_copy(iov, niov, dst, rx_kept(c, n));	/* before the requests go */
 		if (stream)
 			usbip__urb_rx_end(c->dev, c->rx_urb, rc == RX_GOT ? n : 0);
 		if (rc == RX_EMPTY)
