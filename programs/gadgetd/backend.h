@@ -37,6 +37,8 @@ struct gadgetd_backend_options {
  * @open: start serving nothing yet; fill @udcs (valid until @close).
  *	@gadgets: where the table will be (read by the backend's event
  *	callbacks once set). Return 0 or the exit status (1: cannot start).
+ * @export_heading: the comment line --export writes before the scheme of
+ *	gadget @index (0 for the first), named @name: where a host finds it.
  * @announce: the lines saying how a host reaches the gadgets (@n of them).
  * @run: until @stop or a failure: 0, or 1 with the reason said.
  * @stop: end @run (any thread, also before @run starts).
@@ -47,6 +49,7 @@ struct gadgetd_backend {
 	int (*check_device)(const char *name, unsigned n_configs, unsigned attributes);
 	int (*open)(const struct gadgetd_backend_options *o, struct gadgetd_gadgets *const *gadgets,
 		    struct gadgetd_udcs *udcs);
+	void (*export_heading)(unsigned index, const char *name);
 	void (*announce)(unsigned n);
 	int (*run)(void);
 	void (*stop)(void);

@@ -36,8 +36,12 @@ static int check_device(const char *name, unsigned n_configs, unsigned attribute
 	return 0;
 }
 
+/* --udc gadgetfs's NAME ("" any), for export_heading(); set by check. */
+static const char *udc_named;
+
 static int check_options(const struct gadgetd_backend_options *o)
 {
+	udc_named = o->udc;
 	if (o->usbip_only) {
 		fprintf(stderr, "%s: %s is USB/IP's; --udc gadgetfs serves one gadget on the "
 			"controller\n", prog, o->usbip_only);
@@ -174,10 +178,19 @@ static void close_udc(void)
 }
 #endif
 
+/* gadgetfs has no busids: the one gadget is on the controller. */
+static void export_heading(unsigned index, const char *name)
+{
+	(void)index;
+	printf("# gadgetfs controller %s: %s\n", udc_named && udc_named[0] ? udc_named : "(any)",
+	       name);
+}
+
 const struct gadgetd_backend gadgetd_backend_gadgetfs = {
 	.check = check_options,
 	.check_device = check_device,
 	.open = open_udc,
+	.export_heading = export_heading,
 	.announce = announce,
 	.run = run,
 	.stop = stop,

@@ -130,9 +130,15 @@ static void close_server(void)
 	server = NULL;
 }
 
+static void export_heading(unsigned index, const char *name)
+{
+	printf("# busid 1-%u: %s\n", index + 1, name);
+}
+
 const struct gadgetd_backend gadgetd_backend_usbip = {
 	.check = check,
 	.open = open_server,
+	.export_heading = export_heading,
 	.announce = announce,
 	.run = run,
 	.stop = stop,

@@ -391,7 +391,7 @@ static int check_one(struct gadget_scheme *s, unsigned index, bool export,
 	    serve->check_device(gadget_scheme_name(s), n_configs, attributes))
 		rc = -USB_EOPNOTSUPP;
 	if (rc == 0 && export) {
-		printf("# busid 1-%u: %s\n", index + 1, gadget_scheme_name(s));
+		serve->export_heading(index, gadget_scheme_name(s));
 		rc = gadget_scheme_export(s, stdout);
 		if (rc < 0)
 			fprintf(stderr, "%s: export: %s\n", gadget_scheme_name(s), usb_strerror(rc));

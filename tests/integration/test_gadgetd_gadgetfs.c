@@ -55,6 +55,11 @@ static void test_gadgetd_gadgetfs_check(void **state)
 	assert_non_null(strstr(out, "OK"));
 	assert_int_equal(run_to_end((const char *const[]){ ms, "--udc", "gadgetfs:dummy_udc",
 							   "--check", NULL }, NULL, NULL, 0), 0);
+	/* --export names the controller, not a busid. */
+	assert_int_equal(run_to_end((const char *const[]){ ms, "--udc", "gadgetfs:dummy_udc",
+							   "--export", NULL }, NULL, out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "# gadgetfs controller dummy_udc: "));
+	assert_null(strstr(out, "busid"));
 	/* hid.scheme asks for remote wakeup (bmAttributes 0xa0). */
 	assert_int_equal(REFUSED(errs, hid, "--udc", "gadgetfs", "--check"), 2);
 	assert_non_null(strstr(errs, "remote wakeup, which gadgetfs refuses"));
