@@ -546,6 +546,20 @@ static unsigned split_tabs(char *line, char **f, unsigned max)
 	return n;
 }
 
+/* tshark reading @file, one line a record: the fields @args name
+ * (tshark's options and -e FIELD), tab-separated. pclose() it. */
+static FILE *tshark_fields(const char *file, const char *args)
+{
+	char cmd[512];
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "tshark -r '%s' -T fields -E separator=/t %s 2>/dev/null",
+		 file, args);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	return p;
+}
+
 /* Reads FILE's records back with tshark. A capture still being written
  * may end in a part record, which tshark reports by its exit status:
  * COMPLETE says whether the file must be whole. */
@@ -553,16 +567,12 @@ static void dissect(const char *file, struct dissected *d, bool complete)
 {
 	int rc;
 
-	char cmd[512], line[512];
-	FILE *p;
+	char line[512];
+	FILE *p = tshark_fields(file, "-e usb.urb_type -e usb.urb_status "
+				"-e scsi.inquiry.vendor_id -e scsi_sbc.opcode "
+				"-e scsi_sbc.rdwr10.lba -e usbms.dCSWStatus");
 
 	memset(d, 0, sizeof(*d));
-	snprintf(cmd, sizeof(cmd),
-		 "tshark -r '%s' -T fields -E separator=/t -e usb.urb_type -e usb.urb_status "
-		 "-e scsi.inquiry.vendor_id -e scsi_sbc.opcode -e scsi_sbc.rdwr10.lba "
-		 "-e usbms.dCSWStatus 2>/dev/null", file);
-	p = popen(cmd, "r");
-	assert_non_null(p);
 	while (fgets(line, sizeof(line), p)) {
 		char *f[6] = { 0 };
 		unsigned n = split_tabs(line, f, 6);
@@ -728,7 +738,7 @@ static void test_usbip_msf_capture_keeps_first_bytes(void **state)
 	static char line[4 * BIG];
 	struct host h = { 0 };
 	unsigned s_out = 0, c_in = 0;
-	char file[128], cmd[512];
+	char file[128];
 	FILE *p;
 
 	(void)state;
@@ -741,12 +751,9 @@ static void test_usbip_msf_capture_keeps_first_bytes(void **state)
 	uc_close(&h.c);
 	assert_int_equal(usbip_server_set_capture(srv, 0, NULL), 0);
 	/* usbms off: the data stays undissected, as usb.capdata. */
-	snprintf(cmd, sizeof(cmd),
-		 "tshark -r '%s' --disable-protocol usbms -T fields -E separator=/t "
-		 "-e usb.urb_type -e usb.endpoint_address.direction -e usb.urb_len "
-		 "-e usb.data_len -e usb.capdata 2>/dev/null", file);
-	p = popen(cmd, "r");
-	assert_non_null(p);
+	p = tshark_fields(file, "--disable-protocol usbms -e usb.urb_type "
+			  "-e usb.endpoint_address.direction -e usb.urb_len -e usb.data_len "
+			  "-e usb.capdata");
 	while (fgets(line, sizeof(line), p)) {
 		char *f[5] = { 0 };
 
