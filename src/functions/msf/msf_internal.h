@@ -216,7 +216,10 @@ struct msf_common {
 	struct msf__buffhd *reply_bh;	/* the command's first buffer */
 	/* READ / WRITE in progress (scsi_rw.c). */
 	struct {
-		uint64_t lba, offset, left_to_req, left_to_write;
+		uint64_t lba, offset;
+		/* At most the host's 32-bit dCBWDataTransferLength (the command
+		 * was cut to it by msf__check_command): 32-bit arithmetic. */
+		uint32_t left_to_req, left_to_write;
 		bool write, fua, get_some_more, failed, loop_done;
 	} rw;
 
@@ -227,8 +230,12 @@ struct msf_common {
 	struct msf__lun *curlun;
 	enum msf__data_dir data_dir;
 	uint32_t data_size;		/* host's dCBWDataTransferLength */
-	uint64_t data_size_from_cmnd;	/* what the command wants */
-	uint64_t reply_limit;		/* allocation length of a small IN reply */
+	/* What the command wants, at most 2^32 - 1 (more than any host's
+	 * dCBWDataTransferLength: msf__rw_command() saturates it and marks
+	 * the phase error a 64-bit count would have given). */
+	uint32_t data_size_from_cmnd;
+	uint32_t reply_limit;		/* allocation length of a small IN reply */
+	bool reply_limited;		/* reply_limit applies */
 	uint32_t tag;
 	uint32_t residue;
 	uint32_t usb_amount_left;	/* OUT bytes not yet requested */

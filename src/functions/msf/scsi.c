@@ -530,7 +530,7 @@ static const struct cmd_rule *find_rule(const struct msf_common *common)
 	return NULL;
 }
 
-static uint64_t alloc_length(const uint8_t *c, unsigned at)
+static uint32_t alloc_length(const uint8_t *c, unsigned at)
 {
 	switch (at) {
 	case ALLOC_BYTE4:
@@ -550,7 +550,7 @@ static uint64_t alloc_length(const uint8_t *c, unsigned at)
 
 static int check_rule(struct msf_common *common, const struct cmd_rule *r)
 {
-	uint64_t alloc = alloc_length(common->cmnd, r->alloc);
+	uint32_t alloc = alloc_length(common->cmnd, r->alloc);
 
 	/*
 	 * An allocation length is a limit, not the reply's size: what the
@@ -559,6 +559,7 @@ static int check_rule(struct msf_common *common, const struct cmd_rule *r)
 	 */
 	if (r->dir == MSF_DIR_TO_HOST && common->data_dir == MSF_DIR_TO_HOST) {
 		common->reply_limit = alloc;
+		common->reply_limited = true;
 		if (alloc > common->data_size)
 			alloc = common->data_size;
 	}
@@ -667,7 +668,7 @@ int msf__do_scsi_command(struct msf_common *common)
 		common->phase_error = false;
 		common->short_packet_received = false;
 		common->bad_lun_okay = false;
-		common->reply_limit = UINT64_MAX;
+		common->reply_limited = false;
 	}
 
 	msf__os_file_lock(common->os);
@@ -683,9 +684,9 @@ int msf__do_scsi_command(struct msf_common *common)
 	if (reply == REPLY_FAILED)
 		reply = 0;
 	if (reply >= 0 && common->data_dir == MSF_DIR_TO_HOST) {
-		uint64_t len = (uint64_t)reply;
+		uint32_t len = (uint32_t)reply;
 
-		if (common->reply_limit != UINT64_MAX) {
+		if (common->reply_limited) {
 			if (len > common->reply_limit)
 				len = common->reply_limit;
 			if (len > common->data_size) {

@@ -57,7 +57,8 @@ static int read_continue(struct msf_common *common, bool *done)
 	int rc;
 
 	for (;;) {
-		uint32_t amount = min_u32_u64(common->xfer_buflen, common->rw.left_to_write);
+		uint32_t amount = common->rw.left_to_write < common->xfer_buflen ?
+				  common->rw.left_to_write : common->xfer_buflen;
 		int nread;
 		bool failed = false;
 
@@ -147,7 +148,8 @@ static int write_queue_more(struct msf_common *common)
 
 	if (!common->rw.get_some_more || msf__buf_state(common, bh) != MSF_BUF_EMPTY)
 		return 0;
-	amount = min_u32_u64(common->xfer_buflen, common->rw.left_to_req);
+	amount = common->rw.left_to_req < common->xfer_buflen ? common->rw.left_to_req
+							      : common->xfer_buflen;
 	common->rw.left_to_req -= amount;
 	if (common->rw.left_to_req == 0)
 		common->rw.get_some_more = false;
@@ -194,7 +196,7 @@ static int write_continue(struct msf_common *common, bool *done)
 		if (amount > bh->bulk_out_intended_length)
 			amount = bh->bulk_out_intended_length;
 		if (amount > common->rw.left_to_write)
-			amount = (uint32_t)common->rw.left_to_write;
+			amount = common->rw.left_to_write;
 		/* Only whole blocks reach the medium. */
 		amount &= ~(curlun->blksize - 1);
 		if (amount) {
@@ -267,7 +269,8 @@ int msf__do_write(struct msf_common *common, uint64_t lba, uint64_t blocks, bool
 	common->rw.failed = false;
 	common->rw.loop_done = false;
 	common->rw.offset = lba << curlun->blkbits;
-	common->rw.left_to_req = common->rw.left_to_write = common->data_size_from_cmnd;
+	common->rw.left_to_req = common->rw.left_to_write =
+		common->data_size_from_cmnd;
 	common->rw.get_some_more = common->rw.left_to_req != 0;
 	return write_continue(common, done);
 }
@@ -321,7 +324,7 @@ static uint64_t blocks_bytes(struct msf_common *common, uint64_t blocks)
 int msf__rw_command(struct msf_common *common, unsigned size, bool write, bool *done)
 {
 	const uint8_t *c = common->cmnd;
-	uint64_t lba, blocks;
+	uint64_t lba, blocks, bytes;
 	uint32_t mask;
 	bool fua = false;
 	int rc;
@@ -356,7 +359,14 @@ int msf__rw_command(struct msf_common *common, unsigned size, bool write, bool *
 		break;
 #endif
 	}
-	common->data_size_from_cmnd = blocks_bytes(common, blocks);
+	bytes = blocks_bytes(common, blocks);
+	if (bytes > UINT32_MAX) {
+		/* More than dCBWDataTransferLength can say: the host expects
+		 * less (case 2, 3, 7 or 13), as msf__check_command() finds. */
+		common->phase_error = true;
+		bytes = UINT32_MAX;
+	}
+	common->data_size_from_cmnd = (uint32_t)bytes;
 	rc = msf__check_command(common, size,
 				write ? MSF_DIR_FROM_HOST : MSF_DIR_TO_HOST, mask, true);
 	if (rc)
@@ -455,7 +465,7 @@ int msf__do_verify(struct msf_common *common)
 int msf__receive_data(struct msf_common *common, struct msf__buffhd *bh,
 		      uint32_t *got)
 {
-	uint32_t amount = (uint32_t)common->data_size_from_cmnd;
+	uint32_t amount = common->data_size_from_cmnd;
 	int rc;
 
 	*got = 0;
