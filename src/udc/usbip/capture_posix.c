@@ -87,7 +87,7 @@ int usbip__cap_set(struct usbip__dev *dev, const char *path)
 {
 	const struct usbip_server_config *cfg = &dev->server->cfg;
 	struct usbip__capture *cap = NULL, *old;
-	uint32_t max_data = cfg->capture_max_data > UINT32_MAX ? 0 : (uint32_t)cfg->capture_max_data;
+	uint32_t max_data = usbip__cap_max_data(cfg);
 	char name[4096];
 	struct stat st;
 	int rc, n;

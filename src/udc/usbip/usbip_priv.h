@@ -271,6 +271,12 @@ uint8_t usbip__dev_ep_type(struct usbip__dev *dev, unsigned num, bool dir_in);
  * negative error of opening it (then the capture is as it was). Any
  * thread. */
 int usbip__cap_set(struct usbip__dev *dev, const char *path);
+/* The data bytes a capture record keeps per URB under
+ * cfg->capture_max_data: 0 (all) also for a value past 32 bits. */
+static inline uint32_t usbip__cap_max_data(const struct usbip_server_config *cfg)
+{
+	return cfg->capture_max_data > UINT32_MAX ? 0 : (uint32_t)cfg->capture_max_data;
+}
 /* Close the capture (device teardown). */
 void usbip__cap_fini(struct usbip__dev *dev);
 /* Push the buffered records to the file and wait until they are in (a

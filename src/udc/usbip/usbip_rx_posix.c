@@ -438,13 +438,13 @@ int usbip__rx_hold_ms(const struct usbip__conn *c)
 }
 
 /* Of @n payload bytes read at offset c->got of a captured streamed URB,
- * those its 'S' record keeps (cfg.capture_max_data, 0 or more than
- * 32 bits: all, as capture_posix.c reads it): the rest need no copy. */
+ * those its 'S' record keeps (usbip__cap_max_data()): the rest need no
+ * copy. */
 static size_t rx_kept(const struct usbip__conn *c, size_t n)
 {
-	size_t max = c->dev->server->cfg.capture_max_data;
+	size_t max = usbip__cap_max_data(&c->dev->server->cfg);
 
-	if (max == 0 || max > UINT32_MAX)
+	if (max == 0)
 		return n;
 	if (c->got >= max)
 		return 0;
